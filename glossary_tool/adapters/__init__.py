@@ -1,0 +1,1 @@
+"""Adapters to outside tools. Only this package imports MkDocs."""

@@ -1,0 +1,92 @@
+"""The MkDocs plugin ``glossary``: a thin mapping of MkDocs events onto the core.
+
+on_config loads and links the glossary and sets the navigation from the reading order;
+on_files adds the generated pages; on_page_markdown swaps each page's Markdown for the
+rendered one. Nothing else in the package imports MkDocs, so a successor that reads the
+same mkdocs.yml (Zensical) needs only a new adapter.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from mkdocs.config import config_options
+from mkdocs.config.base import Config
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
+
+from glossary_tool.diagnostics import Severity
+from glossary_tool.emit import pages
+from glossary_tool.emit.links import RelativeLinker, term_src
+from glossary_tool.emit.markdown import term_markdown
+from glossary_tool.emit.snippets import SiteSnippets
+from glossary_tool.pipeline import Loaded, load_project
+
+log = logging.getLogger("mkdocs.plugins.glossary")
+
+
+class GlossaryConfig(Config):
+    root = config_options.Type(str, default="")
+    fail_on_errors = config_options.Type(bool, default=False)
+
+
+class GlossaryPlugin(BasePlugin[GlossaryConfig]):
+    loaded: Loaded | None = None
+
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        docs = Path(config.docs_dir)
+        root = Path(self.config.root) if self.config.root else docs.parent
+        self.loaded = load_project(root)
+        errors = [d for d in self.loaded.diagnostics if d.severity is Severity.ERROR]
+        for diagnostic in sorted(set(self.loaded.diagnostics)):
+            # Errors are MkDocs warnings, so `mkdocs build --strict` fails on them too.
+            (log.warning if diagnostic.severity is Severity.ERROR else log.info)(diagnostic.format())
+        if errors and self.config.fail_on_errors:
+            raise PluginError(f"glossary has {len(errors)} error(s); see `glossary check`")
+        glossary = self.loaded.glossary
+        nav: list = [{"Home": pages.HOME_SRC}]
+        for section in glossary.sections:
+            items = [pages.section_src(section)] + [{glossary.terms[s].display_title: term_src(glossary.terms[s])} for s in section.terms]
+            nav.append({section.title: items})
+        nav.append({"A-Z index": pages.AZ_SRC})
+        config.nav = nav
+        return config
+
+    def on_files(self, files: Files, config: MkDocsConfig) -> Files:
+        assert self.loaded is not None
+        glossary = self.loaded.glossary
+        keep = {pages.HOME_SRC, *(pages.section_src(s) for s in glossary.sections), *(term_src(t) for t in glossary.terms.values())}
+        for file in list(files):
+            if file.src_uri.endswith(".md") and file.src_uri not in keep:
+                files.remove(file)
+            elif not file.src_uri.endswith(".md") and "/" not in file.src_uri and file.src_uri.endswith((".yml", ".yaml")):
+                files.remove(file)
+        for src in (pages.AZ_SRC, *(pages.section_src(s) for s in glossary.sections)):
+            if files.get_file_from_path(src) is None:
+                files.append(File.generated(config, src, content=""))
+        if files.get_file_from_path(pages.HOME_SRC) is None:
+            files.append(File.generated(config, pages.HOME_SRC, content=""))
+        return files
+
+    def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+        assert self.loaded is not None
+        glossary = self.loaded.glossary
+        src = page.file.src_uri
+        if src == pages.HOME_SRC:
+            return pages.home_markdown(glossary)
+        if src == pages.AZ_SRC:
+            page.edit_url = None
+            return pages.az_markdown(glossary)
+        for section in glossary.sections:
+            if src == pages.section_src(section):
+                return pages.section_markdown(section, glossary)
+        slug = Path(src).stem
+        term = glossary.terms.get(slug)
+        if term is None or term_src(term) != src:
+            return markdown
+        page.meta["description"] = term.summary
+        return term_markdown(term, glossary, RelativeLinker(src), SiteSnippets(self.loaded.project.records_dir))

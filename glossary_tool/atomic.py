@@ -1,0 +1,60 @@
+"""Atomic file and directory writes: a reader sees the old output or the new, never half.
+
+Outputs are written to a temporary sibling and renamed into place; ``os.replace`` is atomic
+on POSIX within one file system, so an interrupted run leaves the previous file whole.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def write_text(path: Path, text: str) -> None:
+    write_bytes(path, text.encode("utf-8"))
+
+
+@contextlib.contextmanager
+def replace_directory(target: Path) -> Iterator[Path]:
+    """Yield a fresh staging directory that replaces ``target`` only if the block succeeds.
+
+    The old tree is moved aside, the new one renamed in, then the old one removed: at no
+    point does ``target`` hold a partial build.
+    """
+    target = target.resolve()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.build-", dir=target.parent))
+    try:
+        yield staging
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    old = None
+    if target.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+        os.rmdir(old)
+        os.replace(target, old)
+    os.replace(staging, target)
+    os.chmod(target, 0o755)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)

@@ -1,0 +1,64 @@
+"""``glossary build`` and ``glossary serve``: drive MkDocs with the glossary plugin.
+
+The site is built into a staging directory and swapped in only when the build succeeds,
+so a failed or interrupted build leaves the previous ``site/`` untouched.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+from pathlib import Path
+
+from glossary_tool.atomic import replace_directory
+from glossary_tool.diagnostics import Severity, render
+from glossary_tool.pipeline import load_project
+
+
+def build_site(root: Path, out: Path | None, *, strict: bool = False, book: bool = False) -> int:
+    started = time.monotonic()
+    loaded = load_project(root)
+    errors = [d for d in loaded.diagnostics if d.severity is Severity.ERROR]
+    if errors:
+        print(render(errors), file=sys.stderr)
+        if strict:
+            print(f"glossary build --strict: {len(errors)} error(s); site not built", file=sys.stderr)
+            return 1
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import MkDocsException
+
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s - %(message)s")
+    if not loaded.project.mkdocs_yml.exists():
+        print(f"{loaded.project.mkdocs_yml}: error: mkdocs.yml not found", file=sys.stderr)
+        return 1
+    target = (out or root / "site").resolve()
+    try:
+        with replace_directory(target) as staging:
+            config = load_config(str(loaded.project.mkdocs_yml), site_dir=str(staging), strict=strict)
+            try:
+                build(config)
+            finally:
+                config.plugins.on_shutdown()
+            if book:
+                from glossary_tool.emit.book import export_books
+
+                export_books(loaded, root / "dist", site_dir=staging)
+    except MkDocsException as exc:
+        print(f"glossary build: {exc}; previous site left unchanged", file=sys.stderr)
+        return 1
+    print(f"glossary build: {len(loaded.glossary.terms)} terms -> {target} in {time.monotonic() - started:.1f} s; open {target / 'index.html'}")
+    return 0
+
+
+def serve_site(root: Path, dev_addr: str) -> int:
+    from mkdocs.commands.serve import serve
+
+    mkdocs_yml = root / "mkdocs.yml"
+    print(f"glossary serve: http://{dev_addr}/ (edit a term: its page and its backlinks rebuild)")
+    try:
+        serve(str(mkdocs_yml), dev_addr=dev_addr, livereload=True, watch=[str(root / "snippets"), str(root / "glossary_tool")])
+    except KeyboardInterrupt:
+        return 0
+    return 0

@@ -1,0 +1,164 @@
+"""The ``glossary`` command line: check, build, serve, verify, new, stats.
+
+Every command turns problems into diagnostics and an exit status; none lets a traceback
+reach the user. MkDocs is imported only by ``build`` and ``serve``, so ``check`` and
+``verify`` run on machines without it (the GPU machine has none).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from glossary_tool import __version__
+from glossary_tool.diagnostics import GlossaryError, Severity, has_errors, render
+
+
+def _root(args: argparse.Namespace) -> Path:
+    return Path(args.root).resolve()
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from glossary_tool.pipeline import load_project
+
+    loaded = load_project(_root(args), check_records=not args.no_records)
+    diagnostics = list(loaded.diagnostics)
+    if args.changed is not None:
+        from glossary_tool.changed import restrict_to_changed
+
+        diagnostics = restrict_to_changed(loaded, diagnostics, args.changed)
+    if args.errors_only:
+        diagnostics = [d for d in diagnostics if d.severity is Severity.ERROR]
+    text = render(diagnostics, args.format)
+    if text:
+        print(text)
+    errors = sum(d.severity is Severity.ERROR for d in set(diagnostics))
+    warnings = sum(d.severity is Severity.WARNING for d in set(diagnostics))
+    if args.format == "text":
+        terms = len(loaded.glossary.terms)
+        print(f"check: {terms} terms, {errors} error(s), {warnings} warning(s)", file=sys.stderr)
+    return 1 if errors else 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from glossary_tool.pipeline import load_project
+    from glossary_tool.verify.engine import VerifyOptions, run_verify
+
+    loaded = load_project(_root(args), check_records=False)
+    blocking = [d for d in loaded.diagnostics if d.severity is Severity.ERROR and d.code.startswith(("snippet-", "unterminated", "file-", "yaml", "frontmatter"))]
+    if blocking:
+        print(render(blocking), file=sys.stderr)
+        return 1
+    if args.term and args.term not in loaded.glossary.terms:
+        print(f"glossary verify: no term with slug '{args.term}'", file=sys.stderr)
+        return 1
+    records = Path(args.records).resolve() if args.records else loaded.project.records_dir
+    options = VerifyOptions(
+        term=args.term,
+        force=args.force,
+        jobs=args.jobs or os.cpu_count() or 1,
+        timeout=args.timeout,
+        sanitize=args.sanitize,
+        compile_only=args.compile_only,
+    )
+    try:
+        summary = run_verify(loaded.glossary.ordered_terms(), records, options)
+    except KeyboardInterrupt:
+        print("glossary verify: interrupted; records written so far are complete", file=sys.stderr)
+        return 130
+    for failure in summary.failures:
+        print(f"FAILED {failure}", file=sys.stderr)
+    print(summary.line())
+    return 0 if summary.ok else 1
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    from glossary_tool.build import build_site
+
+    return build_site(_root(args), Path(args.out) if args.out else None, strict=args.strict, book=args.book)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from glossary_tool.build import serve_site
+
+    return serve_site(_root(args), args.dev_addr)
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    from glossary_tool.new import new_term
+
+    return new_term(_root(args), args.title, args.section, args.abbr, args.slug)
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    from glossary_tool.pipeline import load_project
+    from glossary_tool.stats import format_stats
+
+    loaded = load_project(_root(args), check_records=False)
+    print(format_stats(loaded.glossary, loaded.graph, top=args.top))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="glossary", description="Build, check and verify the GPU glossary.")
+    parser.add_argument("--version", action="version", version=f"glossary {__version__}")
+    parser.add_argument("--root", default=".", help="repository root holding glossary/, snippets/ and mkdocs.yml (default: .)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    check = sub.add_parser("check", help="report problems in term files as path:line:col diagnostics")
+    check.add_argument("--format", choices=("text", "github"), default="text", help="github prints GitHub Actions annotations")
+    check.add_argument("--changed", nargs="?", const="origin/main", default=None, metavar="REV", help="only what changed since REV (default origin/main) plus the terms linking to it")
+    check.add_argument("--errors-only", action="store_true", help="hide warnings")
+    check.add_argument("--no-records", action="store_true", help="skip snippet record checks")
+    check.set_defaults(func=cmd_check)
+
+    build = sub.add_parser("build", help="build the site (and with --book the EPUB and PDF)")
+    build.add_argument("--strict", action="store_true", help="fail on any error diagnostic or MkDocs warning")
+    build.add_argument("--out", help="output directory (default: site/)")
+    build.add_argument("--book", action="store_true", help="also export the EPUB and PDF into dist/")
+    build.set_defaults(func=cmd_build)
+
+    serve = sub.add_parser("serve", help="preview the site with live reload")
+    serve.add_argument("--dev-addr", default="127.0.0.1:8000", help="address to serve on (default 127.0.0.1:8000)")
+    serve.set_defaults(func=cmd_serve)
+
+    verify = sub.add_parser("verify", help="compile and run verify snippets, write records under snippets/")
+    verify.add_argument("--term", help="only this term's snippets")
+    verify.add_argument("--force", action="store_true", help="ignore cached records")
+    verify.add_argument("--jobs", type=int, default=None, help="parallel compiles (default: CPU count)")
+    verify.add_argument("--timeout", type=float, default=None, help="seconds per snippet run, overriding each snippet's own")
+    verify.add_argument("--sanitize", action="store_true", help="run programs under compute-sanitizer memcheck")
+    verify.add_argument("--compile-only", action="store_true", help="compile and disassemble, run nothing")
+    verify.add_argument("--records", help="records directory (default: snippets/)")
+    verify.set_defaults(func=cmd_verify)
+
+    new = sub.add_parser("new", help="create a term file from the template and add it to the reading order")
+    new.add_argument("title", help='the term\'s title, e.g. "Thread Block Cluster"')
+    new.add_argument("--section", required=True, help="device-hardware, device-software, host-software, performance or multi-gpu")
+    new.add_argument("--abbr", help="abbreviation, e.g. SM")
+    new.add_argument("--slug", help="file name without .md (default: from the title)")
+    new.set_defaults(func=cmd_new)
+
+    stats = sub.add_parser("stats", help="terms, words and links per section; orphans; most-linked terms")
+    stats.add_argument("--top", type=int, default=10, help="how many most-linked terms to list")
+    stats.set_defaults(func=cmd_stats)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except GlossaryError as exc:
+        print(render(exc.diagnostics), file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

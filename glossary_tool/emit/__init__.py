@@ -1,0 +1,1 @@
+"""Emit stage: the loaded glossary as Markdown pages (site, llms.txt) and HTML (books)."""

@@ -1,0 +1,69 @@
+"""Where a page lives and how one page links to another, per output format.
+
+The site links relatively between ``.md`` sources (MkDocs turns them into URLs),
+llms.txt uses absolute URLs of the Markdown copies, and single-file outputs (the EPUB,
+llms-full.txt) use in-document anchors. One protocol, three small implementations.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+from typing import Protocol
+
+from glossary_tool.model import Term
+
+
+def term_src(term: Term) -> str:
+    """The page's source path inside the docs tree: ``<section>/<slug>.md``."""
+    return f"{term.section}/{term.slug}.md"
+
+
+def term_anchor(slug: str) -> str:
+    """The id a term's heading gets in single-document outputs."""
+    return f"term-{slug}"
+
+
+class Linker(Protocol):
+    def to_term(self, target: Term, anchor: str | None = None) -> str: ...
+
+    def to_page(self, src: str) -> str: ...
+
+
+@dataclass(frozen=True)
+class RelativeLinker:
+    """Relative links from the page at ``from_src`` (site pages, MkDocs resolves them)."""
+
+    from_src: str
+
+    def to_page(self, src: str) -> str:
+        return posixpath.relpath(src, posixpath.dirname(self.from_src) or ".")
+
+    def to_term(self, target: Term, anchor: str | None = None) -> str:
+        url = self.to_page(term_src(target))
+        return f"{url}#{anchor}" if anchor else url
+
+
+@dataclass(frozen=True)
+class AbsoluteLinker:
+    """Absolute URLs of the Markdown copies served beside the HTML (llms.txt convention)."""
+
+    site_url: str
+
+    def to_page(self, src: str) -> str:
+        return self.site_url.rstrip("/") + "/" + src
+
+    def to_term(self, target: Term, anchor: str | None = None) -> str:
+        url = self.to_page(term_src(target))
+        return f"{url}#{anchor}" if anchor else url
+
+
+@dataclass(frozen=True)
+class AnchorLinker:
+    """In-document anchors for single-file outputs (llms-full.txt, one-file HTML)."""
+
+    def to_page(self, src: str) -> str:
+        return "#" + src.removesuffix(".md").replace("/", "-")
+
+    def to_term(self, target: Term, anchor: str | None = None) -> str:
+        return "#" + (f"{term_anchor(target.slug)}-{anchor}" if anchor else term_anchor(target.slug))

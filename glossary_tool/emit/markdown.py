@@ -1,0 +1,119 @@
+"""Render a term as Markdown: cross-references resolved, snippets expanded, extras appended.
+
+The body is rewritten by position (the loader recorded each xref's line and column, each
+snippet's line range), never by regex, so code and HTML come out byte-for-byte as written.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from glossary_tool.emit.links import Linker
+from glossary_tool.model import VENDORS, Glossary, Snippet, Term
+
+SnippetRenderer = Callable[[Term, Snippet], str]
+
+
+def md_escape_text(text: str) -> str:
+    return re.sub(r"([\\\[\]*_`<])", r"\\\1", text)
+
+
+def md_title(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', "&quot;")
+
+
+def md_link(text: str, url: str, title: str | None = None) -> str:
+    shown = md_escape_text(text)
+    if title:
+        return f'[{shown}](<{url}> "{md_title(title)}")'
+    return f"[{shown}](<{url}>)"
+
+
+def fence_for(code: str, lang: str = "") -> str:
+    """A fence longer than any backtick run inside ``code``."""
+    longest = max((len(m) for m in re.findall(r"`+", code)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    body = code if code.endswith("\n") or not code else code + "\n"
+    return f"{ticks}{lang}\n{body}{ticks}"
+
+
+@dataclass(frozen=True)
+class BodyRewriter:
+    glossary: Glossary
+    linker: Linker
+    snippet_renderer: SnippetRenderer | None = None
+
+    def body(self, term: Term) -> str:
+        lines = term.body.split("\n")
+        edits: dict[int, list[tuple[int, int, str]]] = {}
+        for xref in term.xrefs:
+            link = self.glossary.link_for(term.slug, xref)
+            if link is None:  # unresolved: show the text plainly (check reports it)
+                replacement = md_escape_text(xref.shown)
+            else:
+                target = self.glossary.terms[link.target]
+                replacement = md_link(xref.shown, self.linker.to_term(target, xref.anchor), target.summary)
+            line = xref.line - term.body_offset - 1
+            edits.setdefault(line, []).append((xref.col - 1, len(xref.raw), replacement))
+        for index, edit in edits.items():
+            text = lines[index]
+            for col, length, replacement in sorted(edit, reverse=True):
+                text = text[:col] + replacement + text[col + length :]
+            lines[index] = text
+        if self.snippet_renderer is not None:
+            for snippet in sorted(term.snippets, key=lambda s: s.body_start, reverse=True):
+                block = self.snippet_renderer(term, snippet)
+                lines[snippet.body_start : snippet.body_end] = block.split("\n")
+        return "\n".join(lines).strip("\n")
+
+    def text(self, text: str, owner: Term) -> str:
+        """Rewrite a free-standing text (section intro) whose xrefs belong to ``owner``."""
+        return self.body(owner)
+
+
+def equivalents_table(term: Term) -> str:
+    if not term.equivalents:
+        return ""
+    rows = ["| Platform | Name |", "| --- | --- |"]
+    for key, value in term.equivalents:
+        label = VENDORS.get(key, key)
+        rows.append(f"| {label} | {value.replace('|', '&#124;')} |")
+    return "\n".join(rows)
+
+
+def sources_list(term: Term) -> str:
+    return "\n".join(f"- {md_link(s.title, s.url)}" for s in term.sources)
+
+
+def backlinks_list(term: Term, glossary: Glossary, linker: Linker) -> str:
+    items = []
+    for slug in glossary.backlinks.get(term.slug, ()):
+        source = glossary.terms[slug]
+        items.append(f"- {md_link(source.display_title, linker.to_term(source), source.summary)}")
+    return "\n".join(items)
+
+
+def term_markdown(term: Term, glossary: Glossary, linker: Linker, snippet_renderer: SnippetRenderer | None, *, title_level: int = 1, extra_after_body: str = "") -> str:
+    """A whole term page; the site, llms.txt copies and llms-full.txt all use it."""
+    h = "#" * title_level
+    sub = "#" * (title_level + 1)
+    parts = [f"{h} {term.display_title}"]
+    if term.aliases:
+        parts.append("*Also called:* " + ", ".join(md_escape_text(a) for a in term.aliases))
+    parts.append(BodyRewriter(glossary, linker, snippet_renderer).body(term))
+    if extra_after_body:
+        parts.append(extra_after_body)
+    table = equivalents_table(term)
+    if table:
+        parts.append(f"{sub} Equivalents\n\n{table}")
+    parts.append(f"{sub} Sources\n\n{sources_list(term)}")
+    back = backlinks_list(term, glossary, linker)
+    if back:
+        parts.append(f"{sub} Linked from\n\n{back}")
+    return "\n\n".join(p for p in parts if p) + "\n"
+
+
+def term_list(terms: list[Term], linker: Linker) -> str:
+    return "\n".join(f"- {md_link(t.display_title, linker.to_term(t), t.summary)}: {md_escape_text(t.summary)}" for t in terms)

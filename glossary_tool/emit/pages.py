@@ -1,0 +1,79 @@
+"""Generated pages: home, section indexes and the A-Z index, as Markdown."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from glossary_tool.emit.links import Linker, RelativeLinker, term_src
+from glossary_tool.emit.markdown import BodyRewriter, md_escape_text, md_link, term_list
+from glossary_tool.model import Glossary, Section
+
+AZ_SRC = "a-z.md"
+HOME_SRC = "index.md"
+
+
+def section_src(section: Section) -> str:
+    return f"{section.slug}/index.md"
+
+
+def section_markdown(section: Section, glossary: Glossary) -> str:
+    linker = RelativeLinker(section_src(section))
+    parts = [f"# {section.title}"]
+    if section.page is not None:
+        parts.append(BodyRewriter(glossary, linker).body(section.page))
+    terms = [glossary.terms[s] for s in section.terms]
+    parts.append(f"## Terms in this section ({len(terms)})\n\n{term_list(terms, linker)}")
+    return "\n\n".join(parts) + "\n"
+
+
+def home_markdown(glossary: Glossary, extra_links: list[tuple[str, str]] | None = None) -> str:
+    linker = RelativeLinker(HOME_SRC)
+    title = glossary.home.title if glossary.home else "GPU Glossary"
+    parts = [f"# {title}"]
+    if glossary.home is not None and glossary.home.page is not None:
+        parts.append(BodyRewriter(glossary, linker).body(glossary.home.page))
+    total = sum(len(s.terms) for s in glossary.sections)
+    pages = [("A-Z index", AZ_SRC), *(extra_links or [])]
+    parts.append("Also: " + " · ".join(md_link(label, linker.to_page(src)) for label, src in pages) + f". {total} terms in all.")
+    for section in glossary.sections:
+        terms = [glossary.terms[s] for s in section.terms]
+        heading = f"## {md_link(section.title, linker.to_page(section_src(section)))}"
+        lead = md_escape_text(section.summary) if section.summary else ""
+        items = ", ".join(md_link(t.display_title, linker.to_term(t), t.summary) for t in terms)
+        parts.append("\n\n".join(p for p in (heading, lead, items) if p))
+    return "\n\n".join(parts) + "\n"
+
+
+def az_entries(glossary: Glossary) -> list[tuple[str, str, str | None]]:
+    """(name, slug, canonical title if the name is an alias/abbreviation), sorted."""
+    entries: list[tuple[str, str, str | None]] = []
+    for term in glossary.ordered_terms():
+        entries.append((term.title, term.slug, None))
+        if term.abbreviation:
+            entries.append((term.abbreviation, term.slug, term.title))
+        entries.extend((alias, term.slug, term.title) for alias in term.aliases)
+    return sorted(entries, key=lambda e: (e[0].casefold().lstrip("_"), e[0], e[1]))
+
+
+def az_markdown(glossary: Glossary, linker: Linker | None = None) -> str:
+    linker = linker or RelativeLinker(AZ_SRC)
+    groups: dict[str, list[str]] = defaultdict(list)
+    for name, slug, canonical in az_entries(glossary):
+        term = glossary.terms[slug]
+        first = name.lstrip("_")[:1].upper()
+        letter = first if first.isalpha() else "#"
+        entry = md_link(name, linker.to_term(term), term.summary)
+        if canonical:
+            entry += f" → {md_escape_text(canonical)}"
+        groups[letter].append(f"- {entry}")
+    parts = ["# A-Z index", "Every term, abbreviation and alias of the glossary. An arrow names the term an abbreviation or alias belongs to."]
+    letters = sorted(groups, key=lambda k: (k == "#", k))
+    parts.append(" · ".join(f"[{letter}](#{'other' if letter == '#' else letter.lower()})" for letter in letters))
+    for letter in letters:
+        anchor = "other" if letter == "#" else letter.lower()
+        label = "Other" if letter == "#" else letter
+        parts.append(f"## {label} {{#{anchor}}}\n\n" + "\n".join(groups[letter]))
+    return "\n\n".join(parts) + "\n"
+
+
+__all__ = ["AZ_SRC", "HOME_SRC", "az_entries", "az_markdown", "home_markdown", "section_markdown", "section_src", "term_src"]

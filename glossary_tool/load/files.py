@@ -1,0 +1,198 @@
+"""Walk ``glossary/``, read every file defensively, and build Terms, Sections and the TOC.
+
+Whatever a file holds (nothing, binary, invalid UTF-8, 5 MB, a symlink out of the repo),
+reading it yields diagnostics, never an exception.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from glossary_tool.diagnostics import Diagnostic, error
+from glossary_tool.load import frontmatter
+from glossary_tool.load.body import parse_body
+from glossary_tool.load.toc import TOC_NAME, ReadingOrder, read_toc
+from glossary_tool.model import SECTION_TITLES, SECTIONS, Section, Source, Term
+from glossary_tool.text import SLUG_RE
+
+MAX_BYTES = 1_000_000
+INDEX = "index.md"
+#: Stylesheets and images the site serves as they are.
+ASSETS = "assets"
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    root: Path
+    terms: tuple[Term, ...]
+    sections: tuple[Section, ...]
+    home: Section | None
+    order: ReadingOrder
+    diagnostics: tuple[Diagnostic, ...]
+
+
+def rel(root: Path, path: Path) -> str:
+    """Paths in diagnostics are relative to the repository (the glossary's parent)."""
+    try:
+        return path.relative_to(root.parent).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def read_text(root: Path, path: Path, out: list[Diagnostic]) -> str | None:
+    """The file's text, or None with a diagnostic saying why it cannot be used."""
+    shown = rel(root, path)
+    try:
+        if path.is_symlink():
+            target = path.resolve()
+            if not target.is_relative_to(root.resolve()):
+                out.append(error(shown, 1, 1, "symlink-outside", f"symbolic link points outside the glossary ({os.readlink(path)}); copy the file in instead"))
+                return None
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            out.append(error(shown, 1, 1, "file-too-large", f"file is {size:,} bytes; a term file may hold at most {MAX_BYTES:,}"))
+            return None
+        data = path.read_bytes()
+    except OSError as exc:
+        out.append(error(shown, 1, 1, "file-unreadable", f"cannot read file: {exc.strerror or exc}"))
+        return None
+    if not data.strip():
+        out.append(error(shown, 1, 1, "file-empty", "file is empty; a term needs front matter and a body"))
+        return None
+    if b"\x00" in data:
+        line = data[: data.index(b"\x00")].count(b"\n") + 1
+        out.append(error(shown, line, 1, "file-binary", "file contains NUL bytes: it is binary, not Markdown"))
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        out.append(error(shown, line, col, "file-encoding", f"invalid UTF-8 (byte 0x{data[exc.start]:02x}); save the file as UTF-8"))
+        return None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def load_term(root: Path, path: Path, section: str, out: list[Diagnostic]) -> Term | None:
+    shown = rel(root, path)
+    text = read_text(root, path, out)
+    if text is None:
+        return None
+    fm = frontmatter.parse(shown, text)
+    out.extend(fm.diagnostics)
+    if not fm.data and fm.diagnostics:
+        return None
+    clean, problems = frontmatter.validate_term(shown, fm)
+    out.extend(problems)
+    body = parse_body(shown, fm.body, fm.body_offset)
+    out.extend(body.diagnostics)
+    if "title" not in clean or "summary" not in clean:
+        return None
+    return Term(
+        slug=path.stem,
+        section=section,
+        path=shown,
+        title=clean["title"],
+        summary=clean["summary"],
+        body=fm.body,
+        body_offset=fm.body_offset,
+        abbreviation=clean.get("abbreviation"),
+        aliases=clean.get("aliases", ()),
+        sources=tuple(Source(t, u) for t, u in clean.get("sources", ())),
+        equivalents=clean.get("equivalents", ()),
+        diagrams=clean.get("diagrams", ()),
+        xrefs=body.xrefs,
+        snippets=body.snippets,
+        headings=body.headings,
+        words=body.words,
+        field_lines=tuple(sorted(fm.lines.items())),
+    )
+
+
+def load_section_page(root: Path, path: Path, slug: str, out: list[Diagnostic]) -> Section | None:
+    shown = rel(root, path)
+    text = read_text(root, path, out)
+    if text is None:
+        return None
+    fm = frontmatter.parse(shown, text, frontmatter.SECTION_FIELDS)
+    out.extend(fm.diagnostics)
+    title = fm.data.get("title")
+    summary = fm.data.get("summary")
+    if not isinstance(title, str) or not title.strip():
+        out.append(error(shown, fm.lines.get("title", 1), 1, "field-missing" if "title" not in fm.data else "field-invalid", "section page needs a 'title' string"))
+        title = SECTION_TITLES.get(slug, slug)
+    out.extend(frontmatter.validate_summary(shown, fm.lines.get("summary", 1), summary))
+    body = parse_body(shown, fm.body, fm.body_offset, is_term=False)
+    out.extend(body.diagnostics)
+    summary_text = summary.strip() if isinstance(summary, str) else ""
+    page = Term(
+        slug=f"_index:{slug}",
+        section=slug,
+        path=shown,
+        title=title.strip(),
+        summary=summary_text,
+        body=fm.body,
+        body_offset=fm.body_offset,
+        diagrams=tuple(fm.data.get("diagrams") or ()) if isinstance(fm.data.get("diagrams"), list) else (),
+        xrefs=body.xrefs,
+        snippets=body.snippets,
+        headings=body.headings,
+        words=body.words,
+        field_lines=tuple(sorted(fm.lines.items())),
+    )
+    return Section(slug, title.strip(), summary_text, fm.body, shown, (), page)
+
+
+def load_tree(root: Path) -> LoadResult:
+    """Load every term and section page under ``root`` (the ``glossary/`` folder)."""
+    root = Path(root)
+    out: list[Diagnostic] = []
+    terms: list[Term] = []
+    pages: dict[str, Section] = {}
+    home = None
+    if not root.is_dir():
+        out.append(error(root.as_posix(), 0, 0, "glossary-missing", "glossary folder not found"))
+        return LoadResult(root, (), (), None, ReadingOrder((), {}), tuple(out))
+    for entry in sorted(root.iterdir()):
+        shown = rel(root, entry)
+        if entry.name.startswith(".") or (entry.name == ASSETS and entry.is_dir()):
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            if entry.name not in SECTIONS:
+                out.append(error(shown, 0, 0, "section-unknown", f"unknown section folder '{entry.name}'; sections are {', '.join(SECTIONS)}"))
+                continue
+            for path in sorted(entry.iterdir()):
+                if path.name.startswith(".") or path.is_dir():
+                    continue
+                if path.suffix != ".md":
+                    out.append(error(rel(root, path), 0, 0, "file-unexpected", "only Markdown term files (.md) belong in a section folder"))
+                    continue
+                if path.name == INDEX:
+                    page = load_section_page(root, path, entry.name, out)
+                    if page is not None:
+                        pages[entry.name] = page
+                    continue
+                if not SLUG_RE.match(path.stem):
+                    out.append(error(rel(root, path), 1, 1, "slug-invalid", f"file name '{path.name}' must be a kebab-case slug such as 'thread-block-cluster.md'"))
+                    continue
+                term = load_term(root, path, entry.name, out)
+                if term is not None:
+                    terms.append(term)
+        elif entry.name == INDEX:
+            home = load_section_page(root, entry, "home", out)
+        elif entry.name == TOC_NAME:
+            continue
+        else:
+            out.append(error(shown, 0, 0, "file-unexpected", "terms live in a section folder: glossary/<section>/<slug>.md"))
+    order = read_toc(root, out)
+    sections = []
+    for slug in order.sections:
+        page = pages.get(slug)
+        if page is None:
+            page = Section(slug, SECTION_TITLES.get(slug, slug), "", "", f"{root.name}/{slug}/{INDEX}", ())
+        sections.append(Section(page.slug, page.title, page.summary, page.body, page.path, order.terms.get(slug, ()), page.page))
+    return LoadResult(root, tuple(terms), tuple(sections), home, order, tuple(out))

@@ -1,0 +1,76 @@
+"""The reading order: ``glossary/toc.yml``, the one place that orders sections and terms.
+
+Navigation, prev/next, the EPUB spine and llms.txt all follow it; ``glossary new`` edits
+it, and ``glossary check`` makes sure every term appears in it exactly once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from glossary_tool.diagnostics import Diagnostic, error
+from glossary_tool.model import SECTIONS
+
+TOC_NAME = "toc.yml"
+HEADER = "# Reading order of the glossary: sections in order, each with its terms in order.\n# `glossary new` maintains this file; `glossary check` makes sure every term appears once.\n"
+
+
+@dataclass(frozen=True)
+class ReadingOrder:
+    sections: tuple[str, ...]
+    terms: dict[str, tuple[str, ...]]
+    #: (section, slug) -> 1-based line in toc.yml
+    lines: dict[tuple[str, str], int] = field(default_factory=dict)
+
+
+def read_toc(root: Path, out: list[Diagnostic]) -> ReadingOrder:
+    path = root / TOC_NAME
+    shown = f"{root.name}/{TOC_NAME}"
+    if not path.exists():
+        out.append(error(shown, 0, 0, "toc-missing-file", "reading order file glossary/toc.yml is missing"))
+        return ReadingOrder((), {})
+    try:
+        node = yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+    except (yaml.YAMLError, UnicodeDecodeError, OSError) as exc:
+        mark = getattr(exc, "problem_mark", None)
+        out.append(error(shown, (mark.line + 1) if mark else 1, (mark.column + 1) if mark else 1, "yaml-syntax", f"invalid reading order: {getattr(exc, 'problem', exc)}"))
+        return ReadingOrder((), {})
+    if not isinstance(node, yaml.MappingNode):
+        out.append(error(shown, 1, 1, "toc-invalid", "toc.yml must map each section to a list of term slugs"))
+        return ReadingOrder((), {})
+    sections: list[str] = []
+    terms: dict[str, tuple[str, ...]] = {}
+    lines: dict[tuple[str, str], int] = {}
+    for key, value in node.value:
+        line = key.start_mark.line + 1
+        if key.value not in SECTIONS:
+            out.append(error(shown, line, 1, "toc-invalid", f"unknown section '{key.value}' in reading order"))
+            continue
+        if key.value in terms:
+            out.append(error(shown, line, 1, "toc-duplicate", f"section '{key.value}' is listed twice"))
+            continue
+        slugs: list[str] = []
+        items = value.value if isinstance(value, yaml.SequenceNode) else []
+        if not isinstance(value, yaml.SequenceNode) and not (isinstance(value, yaml.ScalarNode) and value.value in ("", "null", "~")):
+            out.append(error(shown, line, 1, "toc-invalid", f"section '{key.value}' must hold a list of term slugs"))
+        for item in items:
+            if not isinstance(item, yaml.ScalarNode):
+                out.append(error(shown, item.start_mark.line + 1, 1, "toc-invalid", "each reading-order entry must be a term slug"))
+                continue
+            slugs.append(item.value)
+            lines.setdefault((key.value, item.value), item.start_mark.line + 1)
+        sections.append(key.value)
+        terms[key.value] = tuple(slugs)
+    return ReadingOrder(tuple(sections), terms, lines)
+
+
+def dump_toc(order: dict[str, list[str]]) -> str:
+    """Serialize a reading order in the stable layout ``glossary new`` writes."""
+    parts = [HEADER]
+    for section, slugs in order.items():
+        parts.append(f"{section}:\n")
+        parts.extend(f"  - {slug}\n" for slug in slugs)
+    return "".join(parts)

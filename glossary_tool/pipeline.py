@@ -1,0 +1,58 @@
+"""Load + link + record checks in one call: what ``check``, ``build`` and every emitter use.
+
+Emitters receive the resulting :class:`Glossary`; none of them re-reads term files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import networkx as nx
+
+from glossary_tool.diagnostics import Diagnostic
+from glossary_tool.link import link
+from glossary_tool.load import load_tree
+from glossary_tool.model import Glossary
+from glossary_tool.verify.freshness import snippet_diagnostics
+
+
+@dataclass(frozen=True)
+class Project:
+    """Where things live, relative to the repository root."""
+
+    root: Path
+
+    @property
+    def glossary_dir(self) -> Path:
+        return self.root / "glossary"
+
+    @property
+    def records_dir(self) -> Path:
+        return self.root / "snippets"
+
+    @property
+    def diagrams_dir(self) -> Path:
+        return self.root / "diagrams"
+
+    @property
+    def mkdocs_yml(self) -> Path:
+        return self.root / "mkdocs.yml"
+
+
+@dataclass(frozen=True)
+class Loaded:
+    project: Project
+    glossary: Glossary
+    graph: nx.DiGraph
+    diagnostics: tuple[Diagnostic, ...]
+
+
+def load_project(root: Path, *, check_records: bool = True) -> Loaded:
+    project = Project(Path(root))
+    loaded = load_tree(project.glossary_dir)
+    glossary, graph, problems = link(loaded)
+    diagnostics = list(loaded.diagnostics) + problems
+    if check_records:
+        diagnostics += snippet_diagnostics(glossary.ordered_terms(), project.records_dir)
+    return Loaded(project, glossary, graph, tuple(diagnostics))

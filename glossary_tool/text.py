@@ -1,0 +1,35 @@
+"""Small text helpers shared by the loader and the emitters."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+_WORD_RE = re.compile(r"\S+")
+_HAS_ALNUM = re.compile(r"[A-Za-z0-9]")
+
+
+def slugify(value: str, separator: str = "-") -> str:
+    """Heading anchors exactly as Python-Markdown's ``toc`` extension makes them.
+
+    The site is rendered by MkDocs (Python-Markdown), so ``[[term#anchor]]`` must use the
+    anchors it generates; the EPUB and llms-full.txt reuse the same ids.
+    """
+    value = unicodedata.normalize("NFKD", value).encode("ascii", "ignore").decode("ascii")
+    value = re.sub(r"[^\w\s-]", "", value).strip().lower()
+    return re.sub(rf"[{separator}\s]+", separator, value)
+
+
+def normalize_name(name: str) -> str:
+    """Case- and whitespace-insensitive key for matching cross-reference names."""
+    return " ".join(name.split()).casefold()
+
+
+def count_words(text: str) -> int:
+    return sum(1 for w in _WORD_RE.findall(text) if _HAS_ALNUM.search(w))
+
+
+def kebab(title: str) -> str:
+    """A slug proposal for a new term title."""
+    return slugify(title).replace("_", "-").strip("-")
