@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from glossary_tool import __version__
-from glossary_tool.diagnostics import GlossaryError, Severity, has_errors, render
+from glossary_tool.diagnostics import GlossaryError, Severity, render
 
 
 def _root(args: argparse.Namespace) -> Path:

@@ -28,7 +28,7 @@ def format_stats(glossary: Glossary, graph: nx.DiGraph, top: int = 10) -> str:
     lines.append("")
     lines.append(f"orphans ({len(orphans)}): {', '.join(sorted(orphans)) or 'none'}")
     ranked = sorted(glossary.terms, key=lambda s: (-len(glossary.backlinks.get(s, ())), s))[:top]
-    lines.append(f"most-linked terms (distinct inbound terms):")
+    lines.append("most-linked terms (distinct inbound terms):")
     for slug in ranked:
         lines.append(f"  {len(glossary.backlinks.get(slug, ())):>4}  {slug}")
     lines.append(f"graph: {sum(1 for _, d in graph.nodes(data=True) if d.get('kind') == 'term')} term nodes, "

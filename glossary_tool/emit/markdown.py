@@ -99,7 +99,7 @@ def term_markdown(term: Term, glossary: Glossary, linker: Linker, snippet_render
     """A whole term page; the site, llms.txt copies and llms-full.txt all use it."""
     h = "#" * title_level
     sub = "#" * (title_level + 1)
-    parts = [f"{h} {term.display_title}"]
+    parts = [f"{h} {md_escape_text(term.display_title)}"]
     if term.aliases:
         parts.append("*Also called:* " + ", ".join(md_escape_text(a) for a in term.aliases))
     parts.append(BodyRewriter(glossary, linker, snippet_renderer).body(term))

@@ -18,7 +18,7 @@ def section_src(section: Section) -> str:
 
 def section_markdown(section: Section, glossary: Glossary) -> str:
     linker = RelativeLinker(section_src(section))
-    parts = [f"# {section.title}"]
+    parts = [f"# {md_escape_text(section.title)}"]
     if section.page is not None:
         parts.append(BodyRewriter(glossary, linker).body(section.page))
     terms = [glossary.terms[s] for s in section.terms]

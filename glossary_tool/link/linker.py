@@ -104,8 +104,8 @@ def _check_toc(loaded: LoadResult, by_slug: dict[str, Term]) -> list[Diagnostic]
     seen: dict[str, str] = {}
     counts: dict[str, int] = defaultdict(int)
     for section in loaded.order.sections:
-        for slug in loaded.order.terms.get(section, ()):
-            line = loaded.order.lines.get((section, slug), 0)
+        for position, slug in enumerate(loaded.order.terms.get(section, ())):
+            line = loaded.order.lines.get((section, position), 0)
             counts[slug] += 1
             if slug in seen:
                 out.append(error(toc_path, line, 1, "toc-duplicate", f"term '{slug}' appears more than once in the reading order"))

@@ -61,12 +61,10 @@ def build_index(terms: list[Term]) -> tuple[NameIndex, list[Diagnostic]]:
             for term, field_name in unique:
                 if term.slug != slugs[key]:
                     out.append(error(term.path, term.line_of(field_name), 1, "name-ambiguous", f"{field_name} '{_original(term, field_name, key)}' is the slug of term '{slugs[key]}'; [[...]] would be ambiguous"))
-        if len(unique) > 1:
-            first = unique[0]
-            for term, field_name in unique[1:]:
-                if field_name == "title" and first[1] == "title":
-                    continue  # reported as duplicate-title below
-                out.append(error(term.path, term.line_of(field_name), 1, "name-ambiguous", f"{field_name} '{_original(term, field_name, key)}' is also a name of term '{first[0].slug}' ({first[0].path}); [[...]] would be ambiguous"))
+        if len(unique) > 1 and not all(f == "title" for _, f in unique):  # equal titles: duplicate-title
+            for term, field_name in unique:
+                others = ", ".join(f"'{t.slug}'" for t, _ in unique if t.slug != term.slug)
+                out.append(error(term.path, term.line_of(field_name), 1, "name-ambiguous", f"{field_name} '{_original(term, field_name, key)}' is also a name of {others}; [[...]] by this name would be ambiguous"))
     for term in terms:
         key = normalize_name(term.title)
         if key in titles:

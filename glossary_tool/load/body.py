@@ -35,6 +35,7 @@ _UNSAFE_TAG = re.compile(r"<\s*/?\s*(script|iframe|frame|frameset|object|embed|a
 _EVENT_ATTR = re.compile(r"<[^>]*\son[a-z]+\s*=", re.I | re.S)
 _BAD_URL_ATTR = re.compile(r"\b(?:href|src|action|formaction|xlink:href|srcset|poster)\s*=\s*[\"']?\s*(javascript|vbscript|data)\s*:", re.I)
 _BAD_MD_URL = re.compile(r"(?:\]\(\s*<?|^\s*\[[^\]]+\]:\s*<?|<)\s*(javascript|vbscript|data)\s*:", re.I | re.M)
+_VOID_TAG = re.compile(r"<(area|base|br|col|embed|hr|img|input|link|meta|source|track|wbr)\b", re.I)
 _CODE_SPAN = re.compile(r"(`+)(?:.|\n)*?\1")
 _FENCE_CLOSE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*$")
 
@@ -160,11 +161,17 @@ def parse_body(path: str, body: str, offset: int, *, is_term: bool = True) -> Pa
 def _inline(path: str, offset: int, lines: list[str], token: Token, xrefs: list[XRef], out: list[Diagnostic], cursor: dict[str, int]) -> None:
     content = token.content
     start_line = (token.map or (None, None))[0]
+    html_depth = 0  # text between inline HTML tags belongs to the HTML: never rewritten
     for child in token.children or []:
         if child.type == "html_inline":
             line = offset + (start_line or 0) + 1
             _check_html(path, line, child.content, out)
-        if child.type != "xref":
+            tag = child.content
+            if tag.startswith("</"):
+                html_depth = max(0, html_depth - 1)
+            elif tag.startswith("<") and not tag.startswith(("<!", "<?")) and not tag.endswith("/>") and not _VOID_TAG.match(tag):
+                html_depth += 1
+        if child.type != "xref" or html_depth:
             continue
         meta = child.meta
         pos = meta["pos"]

@@ -22,8 +22,8 @@ HEADER = "# Reading order of the glossary: sections in order, each with its term
 class ReadingOrder:
     sections: tuple[str, ...]
     terms: dict[str, tuple[str, ...]]
-    #: (section, slug) -> 1-based line in toc.yml
-    lines: dict[tuple[str, str], int] = field(default_factory=dict)
+    #: (section, position in its list) -> 1-based line in toc.yml
+    lines: dict[tuple[str, int], int] = field(default_factory=dict)
 
 
 def read_toc(root: Path, out: list[Diagnostic]) -> ReadingOrder:
@@ -43,7 +43,7 @@ def read_toc(root: Path, out: list[Diagnostic]) -> ReadingOrder:
         return ReadingOrder((), {})
     sections: list[str] = []
     terms: dict[str, tuple[str, ...]] = {}
-    lines: dict[tuple[str, str], int] = {}
+    lines: dict[tuple[str, int], int] = {}
     for key, value in node.value:
         line = key.start_mark.line + 1
         if key.value not in SECTIONS:
@@ -60,8 +60,8 @@ def read_toc(root: Path, out: list[Diagnostic]) -> ReadingOrder:
             if not isinstance(item, yaml.ScalarNode):
                 out.append(error(shown, item.start_mark.line + 1, 1, "toc-invalid", "each reading-order entry must be a term slug"))
                 continue
+            lines[(key.value, len(slugs))] = item.start_mark.line + 1
             slugs.append(item.value)
-            lines.setdefault((key.value, item.value), item.start_mark.line + 1)
         sections.append(key.value)
         terms[key.value] = tuple(slugs)
     return ReadingOrder(tuple(sections), terms, lines)

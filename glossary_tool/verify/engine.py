@@ -210,7 +210,7 @@ def run_verify(
     else:
         log(f"verify: {machine.gpu_name} (cc {machine.compute_capability}, {machine.sm_count} SMs, {machine.gpu_count} GPU(s)), driver {machine.driver_version}, nvcc {tools.nvcc_version}")
     selected = select(terms, options.term)
-    today = dt.datetime.now(dt.timezone.utc).date().isoformat()
+    today = dt.datetime.now(dt.UTC).date().isoformat()
     with tempfile.TemporaryDirectory(prefix="glossary-verify-") as tmp:
         jobs: list[Job] = []
         for index, (term, snippet) in enumerate(selected):

@@ -1,0 +1,38 @@
+# Two commands matter: `make site` and `make test`. Both create .venv on first use.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+# Reproducible output: dates in the site come from the last commit, not the clock.
+export SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 1700000000)
+
+.PHONY: site test check lint serve verify verify-compile book clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[test]"
+	touch $(STAMP)
+
+site: $(STAMP)            ## build the whole site into site/
+	$(BIN)/glossary build
+
+test: $(STAMP)            ## lint, check the glossary, run the test suite
+	$(BIN)/ruff check glossary_tool tests benchmarks
+	$(BIN)/glossary check
+	$(BIN)/python -m pytest
+
+check: $(STAMP)
+	$(BIN)/glossary check
+
+serve: $(STAMP)
+	$(BIN)/glossary serve
+
+verify: $(STAMP)          ## on a GPU machine: run every snippet, update snippets/
+	$(BIN)/glossary verify
+
+verify-compile: $(STAMP)  ## without a GPU: compile every snippet (records untouched)
+	$(BIN)/glossary verify --compile-only --records $$(mktemp -d)
+
+clean:
+	rm -rf site dist $(VENV)

@@ -1,0 +1,173 @@
+"""Build sites with MkDocs and read the HTML back with a parser."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+from bs4 import BeautifulSoup
+
+from glossary_tool.cli import main
+from glossary_tool.pipeline import load_project
+from tests.conftest import REPO, trio
+
+MKDOCS_YML = (REPO / "mkdocs.yml").read_text()
+
+
+def build(root: Path, out: Path, *extra: str) -> int:
+    if not (root / "mkdocs.yml").exists():
+        (root / "mkdocs.yml").write_text(MKDOCS_YML)
+        assets = root / "glossary" / "assets"
+        if not assets.exists():
+            shutil.copytree(REPO / "glossary" / "assets", assets)
+    return main(["--root", str(root), "build", "--out", str(out), *extra])
+
+
+def page(site: Path, src: str) -> BeautifulSoup:
+    path = site / src.removesuffix(".md") / "index.html" if not src.endswith("index.md") else site / src.replace("index.md", "index.html")
+    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+
+
+SITE_PATH = urlsplit("https://gpu-glossary.github.io/gpu-glossary/").path
+
+
+def resolve(site: Path, page_path: Path, href: str) -> Path | None:
+    """The file an internal href points at (None for external links and bare anchors)."""
+    parts = urlsplit(href)
+    if parts.scheme or parts.netloc or not parts.path:
+        return None
+    if parts.path.startswith("/"):  # 404.html uses absolute paths under site_url
+        target = (site / unquote(parts.path).removeprefix(SITE_PATH)).resolve()
+    else:
+        target = (page_path.parent / unquote(parts.path)).resolve()
+    return target / "index.html" if target.is_dir() else target
+
+
+@pytest.fixture(scope="module")
+def trio_site(tmp_path_factory, request):
+    from tests.conftest import term_text
+
+    root = tmp_path_factory.mktemp("trio") / "repo"
+    files = trio({"warp": "Has [[thread]]s and a [[streaming-multiprocessor#details|section link]].\n\n```cuda\n[[nodiscard]] int f();\n```\n", "sm": "\n## Details\n\nMore.\n"})
+    files["index.md"] = "---\ntitle: Test Glossary\nsummary: A test glossary.\n---\nStart at the [[warp]].\n"
+    for rel, text in files.items():
+        path = root / "glossary" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    (root / "glossary/toc.yml").write_text("device-hardware:\n  - streaming-multiprocessor\ndevice-software:\n  - warp\n  - thread\n")
+    site = root / "site"
+    assert build(root, site) == 0
+    del term_text
+    return root, site
+
+
+def test_xrefs_become_relative_links_with_summary_tooltips(trio_site):
+    root, site = trio_site
+    soup = page(site, "device-software/warp.md")
+    article = soup.find("article")
+    links = {a.get_text(): a for a in article.find_all("a") if a.get("title")}
+    assert set(links) >= {"thread", "threads", "SM", "section link"}
+    glossary = load_project(root).glossary
+    assert links["threads"]["href"] == "../thread/"
+    assert links["threads"]["title"] == glossary.terms["thread"].summary
+    assert links["SM"]["href"] == "../../device-hardware/streaming-multiprocessor/"
+    assert links["section link"]["href"] == "../../device-hardware/streaming-multiprocessor/#details"
+    code = article.find("code", string=lambda s: s and "nodiscard" in s) or article.find(lambda tag: tag.name == "code" and "[[nodiscard]]" in tag.get_text())
+    assert code is not None, "[[nodiscard]] in a code fence is kept as written"
+
+
+def test_every_internal_link_resolves(trio_site):
+    _, site = trio_site
+    for html in site.rglob("*.html"):
+        soup = BeautifulSoup(html.read_text(encoding="utf-8"), "html.parser")
+        for tag in soup.find_all(["a", "link", "script", "img"]):
+            href = tag.get("href") or tag.get("src")
+            if not href:
+                continue
+            target = resolve(site, html, href)
+            if target is not None:
+                assert target.exists(), f"{html.relative_to(site)} -> {href}"
+
+
+def test_backlinks_equivalents_and_sources(trio_site):
+    _, site = trio_site
+    soup = page(site, "device-software/thread.md")
+    heading = soup.find(id="linked-from")
+    assert heading is not None
+    items = [a.get_text() for a in heading.find_next("ul").find_all("a")]
+    assert items == ["Streaming Multiprocessor (SM)", "Warp"], "backlinks in reading order"
+    sources = soup.find(id="sources").find_next("ul").find_all("a")
+    assert sources[0]["href"].startswith("https://docs.nvidia.com/")
+
+
+def test_az_index_lists_every_term_abbreviation_and_alias(trio_site):
+    root, site = trio_site
+    soup = page(site, "a-z.md")
+    names = [a.get_text() for a in soup.find("article").find_all("a", title=True) if "headerlink" not in a.get("class", [])]
+    for term in load_project(root).glossary.terms.values():
+        assert term.title in names
+    assert "SM" in names and "multiprocessor" in names
+
+
+def test_home_and_section_pages(trio_site):
+    _, site = trio_site
+    home = page(site, "index.md")
+    headings = [h.get_text(strip=True).rstrip("¶") for h in home.find("article").find_all("h2")]
+    assert headings == ["Device Hardware", "Device Software"]
+    section = page(site, "device-software/index.md")
+    assert [a.get_text() for a in section.find("article").find_all("a", title=True) if "headerlink" not in a.get("class", [])] == ["Warp", "Thread"]
+
+
+def test_site_is_offline(trio_site):
+    _, site = trio_site
+    for html in site.rglob("*.html"):
+        text = html.read_text(encoding="utf-8")
+        assert "fonts.googleapis.com" not in text and "fonts.gstatic.com" not in text
+        soup = BeautifulSoup(text, "html.parser")
+        for tag in soup.find_all(["script", "link", "img"]):
+            url = tag.get("src") or tag.get("href") or ""
+            assert not url.startswith(("http://", "https://", "//")) or tag.name == "link" and tag.get("rel") == ["canonical"], url
+
+
+def tree_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    for file in sorted(p for p in path.rglob("*") if p.is_file()):
+        digest.update(str(file.relative_to(path)).encode())
+        digest.update(file.read_bytes())
+    return digest.hexdigest()
+
+
+def test_failed_strict_build_leaves_previous_site(trio_site, capsys):
+    root, site = trio_site
+    before = tree_digest(site)
+    warp = root / "glossary/device-software/warp.md"
+    original = warp.read_text()
+    warp.write_text(original + "\nBroken [[no-such-term]].\n")
+    try:
+        assert build(root, site, "--strict") == 1
+    finally:
+        warp.write_text(original)
+    err = capsys.readouterr().err
+    assert "glossary/device-software/warp.md:" in err and "[xref-unknown]" in err and "Traceback" not in err
+    assert tree_digest(site) == before
+
+
+def test_real_glossary_builds_and_links_resolve(tmp_path):
+    site = tmp_path / "site"
+    assert main(["--root", str(REPO), "build", "--out", str(site)]) == 0
+    glossary = load_project(REPO).glossary
+    for term in glossary.ordered_terms():
+        soup = page(site, f"{term.section}/{term.slug}.md")
+        article = soup.find("article")
+        assert article.find("h1").get_text(strip=True).rstrip("¶") == term.display_title
+        for link in glossary.links[term.slug]:
+            target = glossary.terms[link.target]
+            anchors = [a for a in article.find_all("a", title=target.summary)]
+            assert anchors, f"{term.slug}: no link to {target.slug}"
+        for a in article.find_all("a", href=True):
+            resolved = resolve(site, site / term.section / term.slug / "index.html", a["href"])
+            if resolved is not None:
+                assert resolved.exists(), f"{term.slug}: {a['href']}"
