@@ -72,6 +72,15 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             files.append(File.generated(config, pages.HOME_SRC, content=""))
         return files
 
+    def on_post_build(self, config: MkDocsConfig) -> None:
+        """Write llms.txt, llms-full.txt and the Markdown copy of each term page."""
+        assert self.loaded is not None
+        from glossary_tool.emit.llms import render_llms
+
+        project = self.loaded.project
+        site_url = config.site_url or "/"
+        render_llms(self.loaded.glossary, project.records_dir, project.root / "llms_txt", site_url, config.site_name).write(Path(config.site_dir))
+
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         assert self.loaded is not None
         glossary = self.loaded.glossary

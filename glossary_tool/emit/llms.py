@@ -1,0 +1,71 @@
+"""llms.txt, llms-full.txt and a Markdown copy of every term page (the llmstxt.org convention).
+
+All three come from the same loaded glossary in reading order, rendered with the jinja2
+templates in ``llms_txt/`` at the repository root.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+
+from glossary_tool.atomic import write_text
+from glossary_tool.emit.links import AbsoluteLinker, AnchorLinker, term_anchor, term_src
+from glossary_tool.emit.markdown import BodyRewriter, term_markdown
+from glossary_tool.emit.pages import az_markdown
+from glossary_tool.emit.snippets import PlainSnippets
+from glossary_tool.model import Glossary
+
+ABOUT = (
+    "An interlinked dictionary of the GPU stack (device hardware, device software, host software, "
+    "performance and multi-GPU systems) for engineers who know C++ and a little CUDA. Its CUDA examples "
+    "were compiled and run on a real NVIDIA GPU, and each shows what that GPU printed."
+)
+
+
+@dataclass(frozen=True)
+class LlmsFiles:
+    """Relative path -> text of every file this emitter writes into the site."""
+
+    files: dict[str, str]
+
+    def write(self, site_dir: Path) -> None:
+        for rel, text in sorted(self.files.items()):
+            write_text(site_dir / rel, text)
+
+
+def _env(templates: Path) -> jinja2.Environment:
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates)), autoescape=False, keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
+
+
+def render_llms(glossary: Glossary, records_root: Path, templates: Path, site_url: str, site_name: str) -> LlmsFiles:
+    absolute = AbsoluteLinker(site_url)
+    anchors = AnchorLinker()
+    snippets = PlainSnippets(records_root)
+    home = glossary.home
+    title = home.title if home else site_name
+    summary = home.summary if home and home.summary else "An interlinked GPU glossary."
+    files: dict[str, str] = {}
+    sections = []
+    full_sections = []
+    for section in glossary.sections:
+        terms = [glossary.terms[s] for s in section.terms]
+        sections.append({"title": section.title, "terms": [{"display_title": t.display_title, "url": absolute.to_term(t), "summary": t.summary} for t in terms]})
+        full_terms = []
+        for term in terms:
+            files[term_src(term)] = term_markdown(term, glossary, absolute, snippets)
+            full_terms.append({"anchor": term_anchor(term.slug), "markdown": term_markdown(term, glossary, anchors, snippets, title_level=3).strip()})
+        intro = BodyRewriter(glossary, anchors).body(section.page) if section.page is not None else section.summary
+        full_sections.append({"title": section.title, "anchor": f"section-{section.slug}", "summary": intro, "terms": full_terms})
+    files["a-z.md"] = az_markdown(glossary, absolute)
+    optional = [
+        {"title": "A-Z index", "url": absolute.to_page("a-z.md"), "summary": "every term, abbreviation and alias with a link to its term"},
+        {"title": "The whole glossary in one file", "url": absolute.to_page("llms-full.txt"), "summary": "all terms in reading order, linked within the file"},
+    ]
+    env = _env(templates)
+    context = {"title": title, "summary": summary, "about": ABOUT, "site_url": site_url}
+    files["llms.txt"] = env.get_template("llms.txt.j2").render(sections=sections, optional=optional, **context)
+    files["llms-full.txt"] = env.get_template("llms-full.txt.j2").render(sections=full_sections, **context)
+    return LlmsFiles(files)
