@@ -116,6 +116,7 @@ def _compile(job: Job, tools: Toolchain, link: bool) -> None:
         keep = wd / "keep"
         keep.mkdir()
         output = wd / ("snippet" if link else "snippet.o")
+        flags = _library_flags(flags)
         if not link:
             flags = [f for f in flags if not f.startswith(("-l", "-L"))] + ["-c"]
         argv = [tools.nvcc, *arch_flags(arch), "--keep", "--keep-dir", str(keep), "-o", str(output), str(wd / "snippet.cu"), *flags]
@@ -161,6 +162,47 @@ def _compile(job: Job, tools: Toolchain, link: bool) -> None:
             return
         (wd / "snippet.sh").write_text("set -e\n" + "\n".join(commands) + "\n", encoding="utf-8")
         job.binary = ["bash", str(wd / "snippet.sh")]
+
+
+def _library_flags(flags: list[str]) -> list[str]:
+    """Point ``-lX`` at a library that only a Python wheel provides (e.g. NCCL on the GPU image).
+
+    Wheels such as nvidia-nccl-cu13 ship ``nvidia/nccl/{include,lib}`` with only the
+    versioned ``libnccl.so.2``; nvcc then needs the include and library paths, an rpath,
+    and ``-l:libnccl.so.2``. Libraries the CUDA toolkit has are left alone.
+    """
+    out: list[str] = []
+    for flag in flags:
+        if not flag.startswith("-l") or flag.startswith("-l:"):
+            out.append(flag)
+            continue
+        name = flag[2:]
+        found = _wheel_library(name)
+        if found is None:
+            out.append(flag)
+            continue
+        lib_dir, file_name = found
+        include = lib_dir.parent / "include"
+        if include.is_dir():
+            out.append(f"-I{include}")
+        out += [f"-L{lib_dir}", f"-Xlinker=-rpath={lib_dir}", f"-l:{file_name}"]
+    return out
+
+
+def _wheel_library(name: str) -> tuple[Path, str] | None:
+    import importlib.util
+
+    toolkit = [Path(p) for p in (os.environ.get("CUDA_HOME", ""), "/usr/local/cuda") if p]
+    if any(list((base / "lib64").glob(f"lib{name}.so*")) for base in toolkit if (base / "lib64").is_dir()):
+        return None
+    try:
+        spec = importlib.util.find_spec("nvidia")
+    except (ImportError, ValueError):
+        return None
+    for root in (spec.submodule_search_locations or []) if spec else []:
+        for candidate in sorted(Path(root).glob(f"*/lib/lib{name}.so*")):
+            return candidate.parent, candidate.name
+    return None
 
 
 def arch_flags(arch: str) -> list[str]:
@@ -290,6 +332,10 @@ def _execute(job: Job, tools: Toolchain, machine: Machine | None, options: Verif
         timeout *= 4
     env = {**os.environ, **SAFE_ENV}
     result = process.run(argv, cwd=str(job.workdir), timeout=timeout, env=env)
+    if argv != job.binary and not result.timed_out and result.exit_status not in (0, SANITIZER_EXIT):
+        # compute-sanitizer exits 255 for a program that crashed or never called CUDA;
+        # its verdict is then empty, so report what the program itself does.
+        result = process.run(list(job.binary), cwd=str(job.workdir), timeout=timeout / 4, env=env)
     reason = result.reason
     if reason and options.sanitize and result.exit_status == SANITIZER_EXIT and log_file.exists():
         errors = [line for line in log_file.read_text(errors="replace").splitlines() if "Invalid" in line or "Error" in line or "error" in line]

@@ -64,8 +64,11 @@ def is_cached(snippet: Snippet, record: Record | None, machine: Machine | None, 
     if record.status == PASSED:
         return machine is not None and record.machine is not None and record.machine.gpu_name == machine.gpu_name
     if record.status == COMPILE_ONLY:
-        # Final only where this machine could not run it either (e.g. Blackwell-only code).
-        return runnable_on(snippet, machine) is not None and machine is not None
+        # Final where this machine could not run it either (Blackwell-only code, 2 GPUs),
+        # or where there is nothing to launch (PTX without a harness).
+        if machine is None or record.machine is None:
+            return False
+        return runnable_on(snippet, machine) is not None or snippet.lang == "ptx"
     return False
 
 
