@@ -53,6 +53,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             items = [pages.section_src(section)] + [{glossary.terms[s].display_title: term_src(glossary.terms[s])} for s in section.terms]
             nav.append({section.title: items})
         nav.append({"A-Z index": pages.AZ_SRC})
+        nav.append({"Rosetta": pages.ROSETTA_SRC})
         config.nav = nav
         return config
 
@@ -65,7 +66,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
                 files.remove(file)
             elif not file.src_uri.endswith(".md") and "/" not in file.src_uri and file.src_uri.endswith((".yml", ".yaml")):
                 files.remove(file)
-        for src in (pages.AZ_SRC, *(pages.section_src(s) for s in glossary.sections)):
+        for src in (pages.AZ_SRC, pages.ROSETTA_SRC, *(pages.section_src(s) for s in glossary.sections)):
             if files.get_file_from_path(src) is None:
                 files.append(File.generated(config, src, content=""))
         if files.get_file_from_path(pages.HOME_SRC) is None:
@@ -90,6 +91,9 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         if src == pages.AZ_SRC:
             page.edit_url = None
             return pages.az_markdown(glossary)
+        if src == pages.ROSETTA_SRC:
+            page.edit_url = None
+            return pages.rosetta_markdown(glossary)
         for section in glossary.sections:
             if src == pages.section_src(section):
                 return pages.section_markdown(section, glossary)

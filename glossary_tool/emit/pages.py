@@ -6,7 +6,7 @@ from collections import defaultdict
 
 from glossary_tool.emit.links import Linker, RelativeLinker, term_src
 from glossary_tool.emit.markdown import BodyRewriter, md_escape_text, md_link, term_list
-from glossary_tool.model import Glossary, Section
+from glossary_tool.model import Glossary, Section, Term
 
 AZ_SRC = "a-z.md"
 HOME_SRC = "index.md"
@@ -33,7 +33,7 @@ def home_markdown(glossary: Glossary, extra_links: list[tuple[str, str]] | None 
     if glossary.home is not None and glossary.home.page is not None:
         parts.append(BodyRewriter(glossary, linker).body(glossary.home.page))
     total = sum(len(s.terms) for s in glossary.sections)
-    pages = [("A-Z index", AZ_SRC), *(extra_links or [])]
+    pages = [("A-Z index", AZ_SRC), ("Rosetta: names on other platforms", ROSETTA_SRC), *(extra_links or [])]
     parts.append("Also: " + " · ".join(md_link(label, linker.to_page(src)) for label, src in pages) + f". {total} terms in all.")
     for section in glossary.sections:
         terms = [glossary.terms[s] for s in section.terms]
@@ -76,4 +76,48 @@ def az_markdown(glossary: Glossary, linker: Linker | None = None) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-__all__ = ["AZ_SRC", "HOME_SRC", "az_entries", "az_markdown", "home_markdown", "section_markdown", "section_src", "term_src"]
+__all__ = ["AZ_SRC", "HOME_SRC", "ROSETTA_SRC", "rosetta_markdown", "rosetta_rows", "az_entries", "az_markdown", "home_markdown", "section_markdown", "section_src", "term_src"]
+
+
+ROSETTA_SRC = "rosetta.md"
+
+
+def rosetta_rows(glossary: Glossary) -> list[tuple[Term, dict[str, str]]]:
+    """Terms with at least one vendor equivalent, in reading order."""
+    from glossary_tool.model import VENDORS
+
+    rows = []
+    for term in glossary.ordered_terms():
+        names = {k: v for k, v in term.equivalents if k in VENDORS}
+        if names:
+            rows.append((term, names))
+    return rows
+
+
+def rosetta_markdown(glossary: Glossary, linker: Linker | None = None) -> str:
+    """One table of CUDA terms against other vendors' names, each cell linking to the term."""
+    from glossary_tool.model import VENDORS
+
+    linker = linker or RelativeLinker(ROSETTA_SRC)
+    rows = rosetta_rows(glossary)
+    parts = [
+        "# Rosetta: CUDA terms on other platforms",
+        "The same idea under other vendors' names, built from the *Equivalents* of every term. "
+        "Every cell links to the CUDA term it translates; search finds a term by any of these names. "
+        "An empty cell means the platform has no equivalent, or none we have checked against that vendor's documentation.",
+    ]
+    for section in glossary.sections:
+        section_rows = [(t, n) for t, n in rows if t.section == section.slug]
+        if not section_rows:
+            continue
+        header = "| CUDA term | " + " | ".join(VENDORS.values()) + " |"
+        lines = [f"## {md_escape_text(section.title)}", "", header, "| " + " | ".join(["---"] * (len(VENDORS) + 1)) + " |"]
+        for term, names in section_rows:
+            url = linker.to_term(term)
+            cells = [md_link(term.display_title, url, term.summary)]
+            for key in VENDORS:
+                value = names.get(key, "")
+                cells.append(md_link(value, url, f"{VENDORS[key]} name for {term.title}").replace("|", "&#124;") if value else "")
+            lines.append("| " + " | ".join(cells) + " |")
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts) + "\n"
