@@ -71,3 +71,13 @@ def trio(extra_body: dict[str, str] | None = None) -> dict[str, str]:
             "Streaming Multiprocessor", "Runs every [[warp]] of its [[thread]]s.\n" + extra_body.get("sm", ""), abbreviation="SM", aliases=["multiprocessor"]
         ),
     }
+
+
+@pytest.fixture(scope="session")
+def real_site(tmp_path_factory) -> Path:
+    """The real glossary built once per test session."""
+    from glossary_tool.cli import main
+
+    site = tmp_path_factory.mktemp("real") / "site"
+    assert main(["--root", str(REPO), "build", "--out", str(site)]) == 0
+    return site

@@ -155,9 +155,8 @@ def test_failed_strict_build_leaves_previous_site(trio_site, capsys):
     assert tree_digest(site) == before
 
 
-def test_real_glossary_builds_and_links_resolve(tmp_path):
-    site = tmp_path / "site"
-    assert main(["--root", str(REPO), "build", "--out", str(site)]) == 0
+def test_real_glossary_builds_and_links_resolve(real_site):
+    site = real_site
     glossary = load_project(REPO).glossary
     for term in glossary.ordered_terms():
         soup = page(site, f"{term.section}/{term.slug}.md")

@@ -80,7 +80,10 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
 
         project = self.loaded.project
         site_url = config.site_url or "/"
-        render_llms(self.loaded.glossary, project.records_dir, project.root / "llms_txt", site_url, config.site_name).write(Path(config.site_dir))
+        templates = project.root / "llms_txt"
+        if not templates.is_dir():  # a glossary without its own templates uses the tool's
+            templates = Path(__file__).resolve().parents[2] / "llms_txt"
+        render_llms(self.loaded.glossary, project.records_dir, templates, site_url, config.site_name).write(Path(config.site_dir))
 
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         assert self.loaded is not None
