@@ -7,6 +7,7 @@ so a failed or interrupted build leaves the previous ``site/`` untouched.
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import time
 from pathlib import Path
@@ -37,14 +38,21 @@ def build_site(root: Path, out: Path | None, *, strict: bool = False, book: bool
     try:
         with replace_directory(target) as staging:
             config = load_config(str(loaded.project.mkdocs_yml), site_dir=str(staging), strict=strict)
+            previous = os.environ.get("GLOSSARY_BOOK")
+            os.environ["GLOSSARY_BOOK"] = "1" if book else "0"
             try:
                 build(config)
             finally:
                 config.plugins.on_shutdown()
+                if previous is None:
+                    os.environ.pop("GLOSSARY_BOOK", None)
+                else:
+                    os.environ["GLOSSARY_BOOK"] = previous
             if book:
                 from glossary_tool.emit.book import export_books
 
-                export_books(loaded, root / "dist", site_dir=staging)
+                for path in export_books(staging, root / "dist"):
+                    print(f"glossary build: {path} ({path.stat().st_size:,} bytes)")
     except MkDocsException as exc:
         print(f"glossary build: {exc}; previous site left unchanged", file=sys.stderr)
         return 1

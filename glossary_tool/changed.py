@@ -1,44 +1,376 @@
-"""``glossary check --changed REV``: only what a branch touched, plus the terms linking to it.
+"""``glossary check --changed REV``: only what a branch touched, and the terms it affects.
 
-The whole glossary is still loaded and linked (a cross-reference can break because its
-target changed), but diagnostics are kept only for changed files and their in-neighbours,
-so a pre-commit hook shows the contributor what their change affects.
+Reported are the files changed since the merge base of ``REV`` and ``HEAD`` (committed,
+staged, unstaged or untracked) and, for each changed term, the terms its change can
+break or fix:
+
+* terms whose cross-references name it, by a current name or by a name it had at the
+  base (so links broken by a rename, a deletion or a removed heading are reported);
+* terms sharing a name with it (slug, title, abbreviation or alias clashes);
+* terms it linked to at the base and no longer does (they may have become orphans);
+* when ``glossary/toc.yml`` changed, terms missing from the reading order.
+
+A changed record under ``snippets/<section>/<term>/`` counts as a change to its term.
+
+Speed. A full check parses every body with markdown-it-py, which is most of its time
+(about 5 s for 5,000 terms). Here every file's front matter is read (names decide how
+every cross-reference resolves), but a body is parsed only when its diagnostics can
+change what is reported: the reported terms, the terms that may link to one of them
+(their links decide the ``orphan`` warning), and the targets of their ``#anchor`` links
+(their headings decide ``xref-anchor``). Which terms *may* link to a term is decided
+from the raw text: every cross-reference the parser finds starts at a literal ``[[``
+and its target is the raw text up to the next ``[``, ``]``, ``|``, ``#`` or newline
+(in a table cell, ``\\|`` loses its backslash), so a file none of whose raw targets is
+a name of the term cannot link to it. Diagnostics of the reported files are therefore
+exactly those of a full ``glossary check``; tests/test_changed.py compares the two.
+
+This mirrors :func:`glossary_tool.pipeline.load_project` (load, link, record checks):
+a stage added there must be added to :func:`check_paths` too.
 """
 
 from __future__ import annotations
 
+import re
 import subprocess
-from pathlib import Path
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
 
-from glossary_tool.diagnostics import Diagnostic
-from glossary_tool.pipeline import Loaded
+import yaml
+
+from glossary_tool.diagnostics import Diagnostic, error
+from glossary_tool.link import link
+from glossary_tool.load import LoadResult, frontmatter
+from glossary_tool.load.files import ASSETS, INDEX, load_section_page, load_term, read_text, rel
+from glossary_tool.load.toc import TOC_NAME, read_toc
+from glossary_tool.model import SECTION_TITLES, SECTIONS, Section, Source, Term
+from glossary_tool.pipeline import Loaded, Project, load_project
+from glossary_tool.text import SLUG_RE, normalize_name
+from glossary_tool.verify.freshness import snippet_diagnostics
+
+GIT_TIMEOUT = 60
+#: Every position where ``[[`` starts (overlapping: ``[[[x]]`` holds one at 0 and one at 1).
+_RAW_TARGET = re.compile(r"\[(?=\[([^\[\]\n|#]*))")
 
 
-def changed_files(root: Path, rev: str) -> set[str] | None:
-    """Paths (relative to the repo) changed since ``rev``, plus untracked ones; None if git fails."""
+@dataclass(frozen=True)
+class Changes:
+    """What changed since ``base``: paths relative to the root, and their text at ``base``."""
+
+    base: str
+    paths: frozenset[str]
+    #: Text at ``base`` of changed files under glossary/ that existed there.
+    old: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ChangedCheck:
+    loaded: Loaded
+    #: Diagnostics of the reported files only.
+    diagnostics: list[Diagnostic]
+    #: Repository-relative paths whose diagnostics are reported.
+    reported: frozenset[str]
+    #: Term files among them (what the summary line counts).
+    reported_terms: frozenset[str]
+
+
+# --------------------------------------------------------------------------- git
+
+
+def _git(root: Path, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(["git", "-C", str(root), *args], input=stdin, capture_output=True, timeout=GIT_TIMEOUT)
+
+
+def _zsplit(data: bytes) -> list[str]:
+    return [p.decode("utf-8", "surrogateescape") for p in data.split(b"\0") if p]
+
+
+def git_changes(root: Path, rev: str) -> Changes | str:
+    """The changes since the merge base of ``rev`` and HEAD, or why git could not say."""
     try:
-        diff = subprocess.run(["git", "-C", str(root), "diff", "--name-only", rev, "--"], capture_output=True, text=True, timeout=60)
-        untracked = subprocess.run(["git", "-C", str(root), "ls-files", "--others", "--exclude-standard"], capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.SubprocessError):
-        return None
+        if _git(root, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").returncode != 0:
+            return f"'{rev}' is not a commit here (fetch it, or pass another: --changed HEAD)"
+        merge_base = _git(root, "merge-base", rev, "HEAD")
+        base = merge_base.stdout.decode().strip() if merge_base.returncode == 0 and merge_base.stdout.strip() else rev
+        # --relative: paths relative to the root even when it is a subfolder of the repository.
+        diff = _git(root, "diff", "--name-only", "-z", "--no-renames", "--relative", base, "--")
+        untracked = _git(root, "ls-files", "-z", "--others", "--exclude-standard")
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"git failed ({exc})"
     if diff.returncode != 0:
-        return None
-    return {line.strip() for line in (diff.stdout + untracked.stdout).splitlines() if line.strip()}
+        return f"git diff failed: {diff.stderr.decode(errors='replace').strip().splitlines()[:1] or ['?']}"
+    paths = frozenset(_zsplit(diff.stdout) + (_zsplit(untracked.stdout) if untracked.returncode == 0 else []))
+    wanted = sorted(p for p in paths if p.startswith("glossary/") and p.endswith(".md"))
+    return Changes(base, paths, _old_texts(root, base, wanted))
 
 
-def restrict_to_changed(loaded: Loaded, diagnostics: list[Diagnostic], rev: str) -> list[Diagnostic]:
-    files = changed_files(loaded.project.root, rev)
-    if files is None:
-        return diagnostics  # no git history to compare with: check everything
-    glossary = loaded.glossary
-    by_path = {t.path: t.slug for t in glossary.terms.values()}
-    changed = {by_path[p] for p in files if p in by_path}
-    for path in files:  # a changed record makes its term "changed"
-        parts = Path(path).parts
-        if len(parts) >= 3 and parts[0] == "snippets" and parts[2] in glossary.terms:
-            changed.add(parts[2])
-    affected = set(changed)
-    for slug in changed:
-        affected.update(glossary.backlinks.get(slug, ()))
-    keep_paths = {glossary.terms[s].path for s in affected} | {p for p in files if not p.endswith(".md") or p not in by_path}
-    return [d for d in diagnostics if d.path in keep_paths]
+def _old_texts(root: Path, base: str, paths: list[str]) -> dict[str, str]:
+    """Each path's text at ``base`` (one ``git cat-file --batch`` for all of them)."""
+    if not paths:
+        return {}
+    try:
+        proc = _git(root, "cat-file", "--batch", stdin="".join(f"{base}:./{p}\n" for p in paths).encode())
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    data, pos, out = proc.stdout, 0, {}
+    for path in paths:
+        end = data.find(b"\n", pos)
+        if end < 0:
+            break
+        header = data[pos:end].split()
+        pos = end + 1
+        if len(header) == 3 and header[1] == b"blob":
+            size = int(header[2])
+            out[path] = data[pos : pos + size].decode("utf-8", "replace")
+            pos += size + 1
+    return out
+
+
+# --------------------------------------------------------------------------- light loading
+
+
+def raw_targets(body: str) -> frozenset[str]:
+    """Normalized names that the body's cross-references may target (a superset)."""
+    out = set()
+    for match in _RAW_TARGET.finditer(body):
+        target = match.group(1)
+        out.add(normalize_name(target))
+        if target.endswith("\\"):  # "[[a\|b]]" in a table cell is the cross-reference [[a|b]]
+            out.add(normalize_name(target[:-1]))
+    return frozenset(out)
+
+
+def front_matter(shown: str, text: str) -> frontmatter.FrontMatter:
+    """The data and field lines :func:`frontmatter.parse` gives, without its diagnostics.
+
+    Same loop, same first-wins rule for repeated keys, same skipping of unknown keys and
+    of values that fail to construct; a value is constructed from its node directly rather
+    than serialized and loaded again, which yields the same object several times faster.
+    """
+    yaml_text, offset, body, _ = frontmatter.split(shown, text)
+    data: dict[str, object] = {}
+    lines: dict[str, int] = {}
+    if yaml_text is None:
+        return frontmatter.FrontMatter(data, lines, offset, body)
+    try:
+        node = yaml.compose(yaml_text, Loader=frontmatter._Loader)
+    except yaml.YAMLError:
+        return frontmatter.FrontMatter(data, lines, offset, body)
+    if not isinstance(node, yaml.MappingNode):
+        return frontmatter.FrontMatter(data, lines, offset, body)
+    for key_node, value_node in node.value:
+        key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+        if not isinstance(key, str) or key in data or key not in frontmatter.TERM_FIELDS:
+            continue
+        try:
+            data[key] = yaml.constructor.SafeConstructor().construct_document(value_node)
+        except yaml.YAMLError:
+            continue
+        lines[key] = key_node.start_mark.line + 2
+    return frontmatter.FrontMatter(data, lines, offset, body)
+
+
+@dataclass
+class _Entry:
+    section: str
+    path: Path
+    shown: str
+    #: The term as the loader would make it but with no body fields (None: it would not load).
+    term: Term | None = None
+    targets: frozenset[str] = frozenset()
+    #: The front matter is unusual: only the real loader may say what the file holds.
+    needs_full: bool = False
+    #: Loaded by the real loader (body parsed, diagnostics collected).
+    parsed: bool = False
+
+    @property
+    def names(self) -> set[str]:
+        return {normalize_name(n) for n in self.term.names} if self.term is not None else set()
+
+
+def _light(root: Path, entry: _Entry) -> None:
+    """Front matter only; anything unexpected falls back to the full loader."""
+    scratch: list[Diagnostic] = []
+    text = read_text(root, entry.path, scratch)
+    if text is None:
+        return
+    try:
+        fm = front_matter(entry.shown, text)
+        clean, _ = frontmatter.validate_term(entry.shown, fm)
+    except Exception:  # noqa: BLE001 - let the real loader decide (and report) what this is
+        entry.needs_full = True
+        return
+    entry.targets = raw_targets(fm.body)
+    if "title" not in clean or "summary" not in clean:
+        return
+    entry.term = Term(
+        slug=entry.path.stem,
+        section=entry.section,
+        path=entry.shown,
+        title=clean["title"],
+        summary=clean["summary"],
+        body=fm.body,
+        body_offset=fm.body_offset,
+        abbreviation=clean.get("abbreviation"),
+        aliases=clean.get("aliases", ()),
+        sources=tuple(Source(t, u) for t, u in clean.get("sources", ())),
+        equivalents=clean.get("equivalents", ()),
+        diagrams=clean.get("diagrams", ()),
+        field_lines=tuple(sorted(fm.lines.items())),
+    )
+
+
+def _walk(root: Path, out: list[Diagnostic]) -> tuple[list[_Entry], dict[str, Section], Section | None]:
+    """The files :func:`glossary_tool.load.files.load_tree` visits, in its order."""
+    entries: list[_Entry] = []
+    pages: dict[str, Section] = {}
+    home = None
+    if not root.is_dir():
+        out.append(error(root.as_posix(), 0, 0, "glossary-missing", "glossary folder not found"))
+        return entries, pages, home
+    for entry in sorted(root.iterdir()):
+        shown = rel(root, entry)
+        if entry.name.startswith(".") or (entry.name == ASSETS and entry.is_dir()):
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            if entry.name not in SECTIONS:
+                out.append(error(shown, 0, 0, "section-unknown", f"unknown section folder '{entry.name}'; sections are {', '.join(SECTIONS)}"))
+                continue
+            for path in sorted(entry.iterdir()):
+                if path.name.startswith(".") or path.is_dir():
+                    continue
+                if path.suffix != ".md":
+                    out.append(error(rel(root, path), 0, 0, "file-unexpected", "only Markdown term files (.md) belong in a section folder"))
+                    continue
+                if path.name == INDEX:
+                    page = load_section_page(root, path, entry.name, out)
+                    if page is not None:
+                        pages[entry.name] = page
+                    continue
+                if not SLUG_RE.match(path.stem):
+                    out.append(error(rel(root, path), 1, 1, "slug-invalid", f"file name '{path.name}' must be a kebab-case slug such as 'thread-block-cluster.md'"))
+                    continue
+                entries.append(_Entry(entry.name, path, rel(root, path)))
+        elif entry.name == INDEX:
+            home = load_section_page(root, entry, "home", out)
+        elif entry.name == TOC_NAME:
+            continue
+        else:
+            out.append(error(shown, 0, 0, "file-unexpected", "terms live in a section folder: glossary/<section>/<slug>.md"))
+    return entries, pages, home
+
+
+def _old_names(path: str, text: str) -> tuple[set[str], frozenset[str]]:
+    """A term file's names and raw link targets at the base (best effort: it may be broken)."""
+    names = {normalize_name(PurePosixPath(path).stem)}
+    yaml_text, _, body, _ = frontmatter.split(path, text)
+    try:
+        data = yaml.load(yaml_text or "", Loader=frontmatter._Loader)
+    except yaml.YAMLError:
+        data = None
+    if isinstance(data, dict):
+        aliases = data.get("aliases")
+        for value in [data.get("title"), data.get("abbreviation"), *(aliases if isinstance(aliases, list) else [])]:
+            if isinstance(value, str) and value.strip():
+                names.add(normalize_name(value))
+    return names, raw_targets(body)
+
+
+# --------------------------------------------------------------------------- the check
+
+
+def check_paths(root: Path, changed: Iterable[str], old: Mapping[str, str] | None = None, *, check_records: bool = True) -> ChangedCheck:
+    """Check what ``changed`` (repository-relative paths) affects; ``old``: texts at the base."""
+    project = Project(Path(root))
+    gdir = project.glossary_dir
+    changed = frozenset(changed)
+    old = old or {}
+    out: list[Diagnostic] = []
+    entries, pages, home = _walk(gdir, out)
+    for entry in entries:
+        _light(gdir, entry)
+    by_path = {e.shown: e for e in entries}
+    order = read_toc(gdir, out)
+
+    def load_fully(paths: Iterable[str]) -> None:
+        for path in paths:
+            entry = by_path[path]
+            if not entry.parsed:
+                entry.term = load_term(gdir, entry.path, entry.section, out)
+                entry.parsed = True
+
+    def holders(names: set[str]) -> set[str]:
+        return {e.shown for e in entries if e.names & names}
+
+    def may_link(names: set[str]) -> set[str]:
+        return {e.shown for e in entries if e.targets & names}
+
+    # Changed terms: their files, or their records under snippets/.
+    changed_terms = {p for p in changed if p in by_path}
+    for path in changed:
+        parts = PurePosixPath(path).parts
+        if len(parts) >= 4 and parts[0] == project.records_dir.name:
+            term_path = f"{gdir.name}/{parts[1]}/{parts[2]}.md"
+            if term_path in by_path:
+                changed_terms.add(term_path)
+    load_fully(changed_terms | {e.shown for e in entries if e.needs_full})
+
+    current = {name for p in changed_terms for name in by_path[p].names}
+    before: set[str] = set()
+    dropped: set[str] = set()
+    for path, text in old.items():
+        names, targets = _old_names(path, text)
+        before |= names
+        entry = by_path.get(path)
+        still = entry.targets if entry is not None and entry.term is not None and not entry.needs_full else frozenset()
+        dropped |= targets - still  # a deleted or now unloadable term drops all its links
+    named = current | before
+
+    # Terms and pages whose cross-references name a changed term (now or at the base).
+    load_fully(may_link(named))
+    referrers = {e.shown for e in entries if e.term is not None and any(normalize_name(x.target) in named for x in e.term.xrefs)}
+    page_list = [p.page for p in [*pages.values(), home] if p is not None and p.page is not None]
+    page_referrers = {p.path for p in page_list if any(normalize_name(x.target) in named for x in p.xrefs)}
+
+    reported_terms = changed_terms | referrers | holders(current) | (holders(dropped) if dropped else set())
+    if f"{gdir.name}/{TOC_NAME}" in changed:
+        listed = {slug for slugs in order.terms.values() for slug in slugs}
+        reported_terms |= {e.shown for e in entries if e.term is not None and e.term.slug not in listed}
+    load_fully(reported_terms)
+
+    # Whatever decides the reported terms' diagnostics: who links to them, what they anchor to.
+    load_fully(may_link({name for p in reported_terms for name in by_path[p].names}))
+    anchored = {normalize_name(x.target) for p in reported_terms if by_path[p].term for x in by_path[p].term.xrefs if x.anchor is not None}
+    anchored |= {normalize_name(x.target) for page in page_list for x in page.xrefs if x.anchor is not None}
+    load_fully(holders(anchored))
+
+    terms = tuple(e.term for e in entries if e.term is not None)
+    sections = []
+    for slug in order.sections:
+        page = pages.get(slug)
+        if page is None:
+            page = Section(slug, SECTION_TITLES.get(slug, slug), "", "", f"{gdir.name}/{slug}/{INDEX}", ())
+        sections.append(Section(page.slug, page.title, page.summary, page.body, page.path, order.terms.get(slug, ()), page.page))
+    result = LoadResult(gdir, terms, tuple(sections), home, order, tuple(out))
+    glossary, graph, problems = link(result)
+    diagnostics = list(result.diagnostics) + problems
+    if check_records:
+        diagnostics += snippet_diagnostics([t for t in glossary.ordered_terms() if t.path in reported_terms], project.records_dir)
+
+    loaded_terms = {e.shown for e in entries if e.term is not None}
+    reported = frozenset(reported_terms | page_referrers | {p for p in changed if p not in loaded_terms})
+    kept = [d for d in diagnostics if d.path in reported]
+    loaded = Loaded(project, glossary, graph, tuple(kept))
+    return ChangedCheck(loaded, kept, reported, frozenset(reported_terms))
+
+
+def check_changed(root: Path, rev: str, *, check_records: bool = True) -> ChangedCheck:
+    """``glossary check --changed REV``; without usable git history, a full check."""
+    changes = git_changes(Path(root), rev)
+    if isinstance(changes, str):
+        print(f"glossary check --changed: {changes}; checking every term instead", file=sys.stderr)
+        loaded = load_project(Path(root), check_records=check_records)
+        every = frozenset(t.path for t in loaded.glossary.terms.values())
+        return ChangedCheck(loaded, list(loaded.diagnostics), frozenset(d.path for d in loaded.diagnostics) | every, every)
+    return check_paths(Path(root), changes.paths, changes.old, check_records=check_records)

@@ -23,12 +23,16 @@ def _root(args: argparse.Namespace) -> Path:
 def cmd_check(args: argparse.Namespace) -> int:
     from glossary_tool.pipeline import load_project
 
-    loaded = load_project(_root(args), check_records=not args.no_records)
-    diagnostics = list(loaded.diagnostics)
+    scope = ""
     if args.changed is not None:
-        from glossary_tool.changed import restrict_to_changed
+        from glossary_tool.changed import check_changed
 
-        diagnostics = restrict_to_changed(loaded, diagnostics, args.changed)
+        result = check_changed(_root(args), args.changed, check_records=not args.no_records)
+        loaded, diagnostics = result.loaded, result.diagnostics
+        scope = f"{len(result.reported_terms)} changed or affected of "
+    else:
+        loaded = load_project(_root(args), check_records=not args.no_records)
+        diagnostics = list(loaded.diagnostics)
     if args.errors_only:
         diagnostics = [d for d in diagnostics if d.severity is Severity.ERROR]
     text = render(diagnostics, args.format)
@@ -38,7 +42,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     warnings = sum(d.severity is Severity.WARNING for d in set(diagnostics))
     if args.format == "text":
         terms = len(loaded.glossary.terms)
-        print(f"check: {terms} terms, {errors} error(s), {warnings} warning(s)", file=sys.stderr)
+        print(f"check: {scope}{terms} terms, {errors} error(s), {warnings} warning(s)", file=sys.stderr)
     return 1 if errors else 0
 
 
@@ -80,6 +84,31 @@ def cmd_build(args: argparse.Namespace) -> int:
     return build_site(_root(args), Path(args.out) if args.out else None, strict=args.strict, book=args.book)
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    import time
+
+    from glossary_tool.diagnostics import Severity as _Severity
+    from glossary_tool.emit.book import BookError, export_epub, export_pdf
+    from glossary_tool.pipeline import load_project
+
+    loaded = load_project(_root(args))
+    errors = [d for d in loaded.diagnostics if d.severity is _Severity.ERROR]
+    if errors:
+        print(render(errors), file=sys.stderr)
+        if args.strict:
+            print(f"glossary export --strict: {len(errors)} error(s); nothing written", file=sys.stderr)
+            return 1
+    out = Path(args.out) if args.out else _root(args) / "dist" / f"gpu-glossary.{args.format}"
+    started = time.monotonic()
+    try:
+        path = export_epub(loaded, out) if args.format == "epub" else export_pdf(loaded, out)
+    except BookError as exc:
+        print(f"glossary export: {exc}", file=sys.stderr)
+        return 1
+    print(f"glossary export: {path} ({path.stat().st_size:,} bytes) in {time.monotonic() - started:.1f} s")
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from glossary_tool.build import serve_site
 
@@ -109,7 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = sub.add_parser("check", help="report problems in term files as path:line:col diagnostics")
     check.add_argument("--format", choices=("text", "github"), default="text", help="github prints GitHub Actions annotations")
-    check.add_argument("--changed", nargs="?", const="origin/main", default=None, metavar="REV", help="only what changed since REV (default origin/main) plus the terms linking to it")
+    check.add_argument("--changed", nargs="?", const="origin/main", default=None, metavar="REV", help="only files changed since the merge base with REV (default origin/main; HEAD for uncommitted work) and the terms linking to them")
     check.add_argument("--errors-only", action="store_true", help="hide warnings")
     check.add_argument("--no-records", action="store_true", help="skip snippet record checks")
     check.set_defaults(func=cmd_check)
@@ -133,6 +162,12 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--compile-only", action="store_true", help="compile and disassemble, run nothing")
     verify.add_argument("--records", help="records directory (default: snippets/)")
     verify.set_defaults(func=cmd_verify)
+
+    export = sub.add_parser("export", help="write the glossary as a book: EPUB 3 or PDF")
+    export.add_argument("format", choices=("epub", "pdf"))
+    export.add_argument("--out", help="output file (default: dist/gpu-glossary.<format>)")
+    export.add_argument("--strict", action="store_true", help="refuse to export while `glossary check` reports errors")
+    export.set_defaults(func=cmd_export)
 
     new = sub.add_parser("new", help="create a term file from the template and add it to the reading order")
     new.add_argument("title", help='the term\'s title, e.g. "Thread Block Cluster"')

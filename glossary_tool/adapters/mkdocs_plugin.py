@@ -9,8 +9,10 @@ same mkdocs.yml (Zensical) needs only a new adapter.
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 
+import jinja2
 from mkdocs.config import config_options
 from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
@@ -27,6 +29,19 @@ from glossary_tool.emit.snippets import SiteSnippets
 from glossary_tool.pipeline import Loaded, load_project
 
 log = logging.getLogger("mkdocs.plugins.glossary")
+#: Set by `glossary build --book`: also render the PDF into the site and dist/.
+BOOK_ENV = "GLOSSARY_BOOK"
+
+#: Small edits to two of Material's partials, applied to the theme's own template (so they
+#: follow Material upgrades): the repository link loses ``data-md-component="source"``, whose
+#: script calls api.github.com for stars and forks on a first visit (the site must send no
+#: request off its own host), and the search dialog gets the accessible name axe-core asks for.
+#: tests/test_browser.py checks both.
+THEME_PREFIX = "theme-original"
+OVERRIDES = {
+    "partials/source.html": "{% filter replace(' data-md-component=\"source\"', '') %}{% include 'theme-original/partials/source.html' %}{% endfilter %}",
+    "partials/search.html": "{% filter replace('role=\"dialog\"', 'role=\"dialog\" aria-label=\"' ~ lang.t('search') ~ '\"', 1) %}{% include 'theme-original/partials/search.html' %}{% endfilter %}",
+}
 
 
 class GlossaryConfig(Config):
@@ -57,6 +72,12 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         config.nav = nav
         return config
 
+    def on_env(self, env: jinja2.Environment, config: MkDocsConfig, files: Files) -> jinja2.Environment:
+        """Put our template overrides in front of the theme's (no custom_dir needed)."""
+        assert env.loader is not None
+        env.loader = jinja2.ChoiceLoader([jinja2.DictLoader(OVERRIDES), jinja2.PrefixLoader({THEME_PREFIX: env.loader}), env.loader])
+        return env
+
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         assert self.loaded is not None
         glossary = self.loaded.glossary
@@ -71,6 +92,19 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
                 files.append(File.generated(config, src, content=""))
         if files.get_file_from_path(pages.HOME_SRC) is None:
             files.append(File.generated(config, pages.HOME_SRC, content=""))
+        # The book downloads linked from the home page: the EPUB always (about 2 s), the
+        # PDF only for `glossary build --book` (it takes a minute).
+        from glossary_tool.emit.book import BookError, epub_bytes, make_book, pdf_bytes
+
+        book = make_book(self.loaded, config.site_url or "/")
+        self.downloads = [("EPUB", pages.EPUB_SRC)]
+        files.append(File.generated(config, pages.EPUB_SRC, content=epub_bytes(book)))
+        if os.environ.get(BOOK_ENV) == "1":
+            try:
+                files.append(File.generated(config, pages.PDF_SRC, content=pdf_bytes(book, self.loaded.project.root)))
+                self.downloads.append(("PDF", pages.PDF_SRC))
+            except BookError as exc:
+                log.warning(f"glossary: PDF not built: {exc}")
         return files
 
     def on_post_build(self, config: MkDocsConfig) -> None:
@@ -90,7 +124,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         glossary = self.loaded.glossary
         src = page.file.src_uri
         if src == pages.HOME_SRC:
-            return pages.home_markdown(glossary)
+            return pages.home_markdown(glossary, [(f"the book as {label}", src) for label, src in getattr(self, "downloads", [])])
         if src == pages.AZ_SRC:
             page.edit_url = None
             return pages.az_markdown(glossary)

@@ -11,7 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from glossary_tool.emit.links import Linker
-from glossary_tool.model import VENDORS, Glossary, Snippet, Term
+from glossary_tool.model import VENDORS, Glossary, Snippet, Term, XRef
+from glossary_tool.text import normalize_name
 
 SnippetRenderer = Callable[[Term, Snippet], str]
 
@@ -39,6 +40,33 @@ def fence_for(code: str, lang: str = "") -> str:
     return f"{ticks}{lang}\n{body}{ticks}"
 
 
+_PARENTHETICAL = re.compile(r"\s*\([^)]*\)\s*$")
+
+
+def display_text(xref: XRef, target: Term) -> str:
+    """What a reader sees for a resolved reference.
+
+    Explicit text wins. A bare reference written as the target's slug (``[[hopper-architecture]]``)
+    shows the target's title without its parenthetical ("Hopper Architecture"), and one written
+    as the abbreviation in any case (``[[hbm]]``) shows the abbreviation as defined ("HBM"):
+    slugs are identifiers, not prose.
+    """
+    if xref.text is not None:
+        return xref.text + xref.suffix
+    written = xref.target
+    key = normalize_name(written)
+    if target.abbreviation and key == normalize_name(target.abbreviation):
+        return target.abbreviation + xref.suffix
+    bare_title = _PARENTHETICAL.sub("", target.title)
+    if key in (normalize_name(target.title), normalize_name(bare_title)):
+        # keep the writer's case ("warp"), unless the name has inner capitals ("NVLink")
+        proper = any(ch.isupper() for ch in bare_title[1:])
+        return (bare_title if proper and written.islower() else written) + xref.suffix
+    if written == target.slug and "-" in written:
+        return bare_title + xref.suffix
+    return written + xref.suffix
+
+
 @dataclass(frozen=True)
 class BodyRewriter:
     glossary: Glossary
@@ -54,7 +82,7 @@ class BodyRewriter:
                 replacement = md_escape_text(xref.shown)
             else:
                 target = self.glossary.terms[link.target]
-                replacement = md_link(xref.shown, self.linker.to_term(target, xref.anchor), target.summary)
+                replacement = md_link(display_text(xref, target), self.linker.to_term(target, xref.anchor), target.summary)
             line = xref.line - term.body_offset - 1
             edits.setdefault(line, []).append((xref.col - 1, len(xref.raw), replacement))
         for index, edit in edits.items():

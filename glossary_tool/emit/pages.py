@@ -9,6 +9,8 @@ from glossary_tool.emit.markdown import BodyRewriter, md_escape_text, md_link, t
 from glossary_tool.model import Glossary, Section, Term
 
 AZ_SRC = "a-z.md"
+EPUB_SRC = "downloads/gpu-glossary.epub"
+PDF_SRC = "downloads/gpu-glossary.pdf"
 HOME_SRC = "index.md"
 
 

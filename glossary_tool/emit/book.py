@@ -1,0 +1,369 @@
+"""The glossary as a book: an EPUB 3 (epubcheck-clean) and a PDF (WeasyPrint).
+
+Both are rendered from the same loaded glossary and the same per-term XHTML, in reading
+order: one chapter per section, each term a heading target, cross-references and
+backlinks as internal links, sources as external links, code highlighted with Pygments
+and followed by the output the GPU printed. Outputs are byte-identical for the same
+sources (fixed zip timestamps, sorted entries, ids derived from slugs) and written
+atomically.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import io
+import os
+import subprocess
+import uuid
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import TextLexer, get_lexer_by_name
+from pygments.util import ClassNotFound
+
+from glossary_tool.atomic import write_bytes
+from glossary_tool.emit.markdown import BodyRewriter, term_markdown
+from glossary_tool.emit.pages import az_entries, rosetta_rows
+from glossary_tool.emit.snippets import PlainSnippets
+from glossary_tool.model import VENDORS, Glossary, Section, Term
+from glossary_tool.text import slugify
+
+LICENSE = "Content CC BY 4.0 (https://creativecommons.org/licenses/by/4.0/); code MIT."
+CSS = """
+body { font-family: serif; line-height: 1.45; margin: 0 0.4em; }
+h1 { font-size: 1.6em; margin: 0.6em 0 0.4em; }
+h2 { font-size: 1.3em; margin: 1.4em 0 0.3em; border-top: 1px solid #888; padding-top: 0.4em; }
+h3, h4 { font-size: 1.05em; margin: 1em 0 0.3em; }
+p.summary { font-style: italic; }
+pre { font-family: monospace; font-size: 0.72em; white-space: pre-wrap; word-wrap: break-word;
+      border-left: 3px solid #666; padding: 0.3em 0.5em; background: #f4f4f4; }
+code { font-family: monospace; font-size: 0.9em; }
+table { border-collapse: collapse; font-size: 0.85em; }
+th, td { border: 1px solid #888; padding: 0.15em 0.35em; vertical-align: top; text-align: left; }
+a { color: inherit; text-decoration: underline; }
+.badge { font-size: 0.8em; }
+nav ol { list-style: none; padding-left: 1em; }
+.cover { text-align: center; margin-top: 20%; }
+figure svg { max-width: 100%; height: auto; }
+""" + HtmlFormatter(style="bw").get_style_defs(".hl")
+
+
+def chapter_file(section: Section | str) -> str:
+    slug = section if isinstance(section, str) else section.slug
+    return f"{slug}.xhtml"
+
+
+@dataclass(frozen=True)
+class BookLinker:
+    """Links between chapter files of the book: ``device-software.xhtml#term-warp``."""
+
+    glossary: Glossary
+
+    def to_term(self, target: Term, anchor: str | None = None) -> str:
+        frag = f"term-{target.slug}" + (f"-{anchor}" if anchor else "")
+        return f"{chapter_file(target.section)}#{frag}"
+
+    def to_page(self, src: str) -> str:
+        return {"a-z.md": "a-z.xhtml", "rosetta.md": "rosetta.xhtml"}.get(src, "nav.xhtml")
+
+
+def _highlight(code: str, lang: str, _attrs: str) -> str:
+    try:
+        lexer = get_lexer_by_name(lang) if lang else TextLexer()
+    except ClassNotFound:
+        lexer = TextLexer()
+    body = highlight(code, lexer, HtmlFormatter(nowrap=True, classprefix=""))
+    return f'<pre class="hl"><code>{body}</code></pre>'
+
+
+def _markdown() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": False, "highlight": _highlight, "xhtmlOut": True}).enable(["table", "strikethrough"])
+    return md
+
+
+def _xhtml(fragment_html: str) -> str:
+    """Well-formed XHTML from markdown-it's HTML (void tags closed, entities numeric)."""
+    from lxml import etree
+    from lxml import html as lhtml
+
+    wrapper = lhtml.fragment_fromstring(fragment_html or "<p></p>", create_parent="div")
+    for element in wrapper.iter():
+        if isinstance(element.tag, str) and element.tag not in ("a", "span", "code", "pre", "em", "strong", "p", "div", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "table", "thead", "tbody", "tr", "th", "td", "blockquote", "br", "hr", "del", "img", "figure", "figcaption"):
+            element.tag = "span"
+    text = etree.tostring(wrapper, method="xml", encoding="unicode")
+    return text[len("<div>") : -len("</div>")] if text.startswith("<div>") else text
+
+
+def _heading_ids(xhtml: str, slug: str) -> str:
+    """Give inner headings the ids BookLinker uses: ``term-<slug>-<anchor>``."""
+    from lxml import etree
+
+    root = etree.fromstring(f"<div>{xhtml}</div>")
+    for element in root.iter("h3", "h4", "h5", "h6"):
+        text = "".join(element.itertext())
+        element.set("id", f"term-{slug}-{slugify(text)}")
+    out = etree.tostring(root, encoding="unicode")
+    return out[len("<div>") : -len("</div>")]
+
+
+@dataclass(frozen=True)
+class Book:
+    glossary: Glossary
+    records_root: Path
+    title: str
+    identifier: str
+    modified: str
+    site_url: str
+
+    def term_xhtml(self, term: Term) -> str:
+        linker = BookLinker(self.glossary)
+        text = term_markdown(term, self.glossary, linker, PlainSnippets(self.records_root), title_level=2)
+        body = _heading_ids(_xhtml(_markdown().render(text)), term.slug)
+        # the title heading is the term's anchor
+        title = f'<h2 id="term-{term.slug}">{html.escape(term.display_title)}</h2>'
+        body = body.split("</h2>", 1)[1] if body.startswith("<h2>") else body
+        summary = f'<p class="summary">{html.escape(term.summary)}</p>'
+        return f"<section>{title}{summary}{body}</section>"
+
+    def section_xhtml(self, section: Section) -> str:
+        linker = BookLinker(self.glossary)
+        intro = BodyRewriter(self.glossary, linker).body(section.page) if section.page is not None else section.summary
+        parts = [f'<h1 id="section-{section.slug}">{html.escape(section.title)}</h1>', _xhtml(_markdown().render(intro))]
+        parts += [self.term_xhtml(self.glossary.terms[s]) for s in section.terms]
+        return "".join(parts)
+
+    def az_xhtml(self) -> str:
+        linker = BookLinker(self.glossary)
+        items = []
+        for name, slug, canonical in az_entries(self.glossary):
+            term = self.glossary.terms[slug]
+            tail = f" (see {html.escape(canonical)})" if canonical else ""
+            items.append(f'<li><a href="{linker.to_term(term)}">{html.escape(name)}</a>{tail}</li>')
+        return '<h1 id="a-z">A-Z index</h1><ul>' + "".join(items) + "</ul>"
+
+    def rosetta_xhtml(self) -> str:
+        linker = BookLinker(self.glossary)
+        head = "<tr><th>CUDA term</th>" + "".join(f"<th>{html.escape(v)}</th>" for v in VENDORS.values()) + "</tr>"
+        rows = []
+        for term, names in rosetta_rows(self.glossary):
+            link = linker.to_term(term)
+            cells = [f'<td><a href="{link}">{html.escape(term.display_title)}</a></td>']
+            cells += [f'<td><a href="{link}">{html.escape(names[k])}</a></td>' if k in names else "<td></td>" for k in VENDORS]
+            rows.append("<tr>" + "".join(cells) + "</tr>")
+        intro = "<p>CUDA terms against their names on other platforms; every cell links to the term.</p>"
+        return f'<h1 id="rosetta">Rosetta: CUDA terms on other platforms</h1>{intro}<table><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>'
+
+    def chapters(self) -> list[tuple[str, str, str]]:
+        """(file, title, xhtml body) in reading order."""
+        out = [(chapter_file(s), s.title, self.section_xhtml(s)) for s in self.glossary.sections]
+        out.append(("rosetta.xhtml", "Rosetta", self.rosetta_xhtml()))
+        out.append(("a-z.xhtml", "A-Z index", self.az_xhtml()))
+        return out
+
+
+def _page(title: str, body: str, lang: str = "en", epub_ns: bool = False) -> str:
+    ns = ' xmlns:epub="http://www.idpf.org/2007/ops"' if epub_ns else ""
+    return (
+        '<?xml version="1.0" encoding="utf-8"?>\n<!DOCTYPE html>\n'
+        f'<html xmlns="http://www.w3.org/1999/xhtml"{ns} xml:lang="{lang}" lang="{lang}">'
+        f'<head><meta charset="utf-8"/><title>{html.escape(title)}</title><link rel="stylesheet" type="text/css" href="style.css"/></head>'
+        f"<body>{body}</body></html>\n"
+    )
+
+
+def source_date(root: Path) -> dt.datetime:
+    """The modification date of the sources: SOURCE_DATE_EPOCH, else the last commit of glossary/."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch and epoch.isdigit():
+        return dt.datetime.fromtimestamp(int(epoch), dt.UTC)
+    try:
+        out = subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%ct", "--", "glossary", "snippets"], capture_output=True, text=True, timeout=30)
+        if out.returncode == 0 and out.stdout.strip().isdigit():
+            return dt.datetime.fromtimestamp(int(out.stdout.strip()), dt.UTC)
+    except (OSError, subprocess.SubprocessError):
+        pass
+    newest = max((p.stat().st_mtime for p in (root / "glossary").rglob("*.md")), default=0)
+    return dt.datetime.fromtimestamp(int(newest), dt.UTC)
+
+
+def make_book(loaded, site_url: str = "https://gpu-glossary.github.io/gpu-glossary/") -> Book:
+    glossary = loaded.glossary
+    title = glossary.home.title if glossary.home else "GPU Glossary"
+    identifier = f"urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, site_url)}"
+    modified = source_date(loaded.project.root).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return Book(glossary, loaded.project.records_dir, title, identifier, modified, site_url)
+
+
+def epub_bytes(book: Book) -> bytes:
+    chapters = book.chapters()
+    files: dict[str, str] = {}
+    cover = f'<section class="cover" epub:type="cover"><h1>{html.escape(book.title)}</h1><p>An interlinked dictionary of the GPU stack, with CUDA examples run on a real GPU.</p><p>{html.escape(LICENSE)}</p><p>{html.escape(book.site_url)}</p></section>'
+    files["OEBPS/cover.xhtml"] = _page(book.title, cover, epub_ns=True)
+    for name, title, body in chapters:
+        files[f"OEBPS/{name}"] = _page(title, body)
+    nav_items = []
+    for name, title, _ in chapters:
+        section = next((s for s in book.glossary.sections if chapter_file(s) == name), None)
+        sub = ""
+        if section is not None:
+            sub = "<ol>" + "".join(f'<li><a href="{name}#term-{s}">{html.escape(book.glossary.terms[s].display_title)}</a></li>' for s in section.terms) + "</ol>"
+        nav_items.append(f'<li><a href="{name}">{html.escape(title)}</a>{sub}</li>')
+    nav = f'<nav epub:type="toc" id="toc"><h1>Contents</h1><ol>{"".join(nav_items)}</ol></nav>'
+    nav += '<nav epub:type="landmarks" hidden="hidden"><h2>Landmarks</h2><ol><li><a epub:type="cover" href="cover.xhtml">Cover</a></li>'
+    nav += f'<li><a epub:type="bodymatter" href="{chapters[0][0]}">Start</a></li></ol></nav>'
+    files["OEBPS/nav.xhtml"] = _page("Contents", nav, epub_ns=True)
+    files["OEBPS/style.css"] = CSS
+    files["OEBPS/toc.ncx"] = _ncx(book, chapters)
+    files["OEBPS/content.opf"] = _opf(book, chapters)
+    files["META-INF/container.xml"] = (
+        '<?xml version="1.0" encoding="utf-8"?>\n<container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">'
+        '<rootfiles><rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/></rootfiles></container>\n'
+    )
+    buffer = io.BytesIO()
+    stamp = (1980, 1, 1, 0, 0, 0)
+    with zipfile.ZipFile(buffer, "w") as archive:
+        info = zipfile.ZipInfo("mimetype", stamp)
+        info.compress_type = zipfile.ZIP_STORED
+        archive.writestr(info, "application/epub+zip")
+        for name in sorted(files):
+            info = zipfile.ZipInfo(name, stamp)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, files[name].encode("utf-8"))
+    return buffer.getvalue()
+
+
+def _ncx(book: Book, chapters: list[tuple[str, str, str]]) -> str:
+    points = []
+    order = 1
+    for name, title, _ in chapters:
+        section = next((s for s in book.glossary.sections if chapter_file(s) == name), None)
+        inner = ""
+        chapter_order = order
+        order += 1
+        if section is not None:
+            for slug in section.terms:
+                term = book.glossary.terms[slug]
+                inner += f'<navPoint id="np-{slug}" playOrder="{order}"><navLabel><text>{html.escape(term.display_title)}</text></navLabel><content src="{name}#term-{slug}"/></navPoint>'
+                order += 1
+        points.append(f'<navPoint id="np-{name[:-6]}" playOrder="{chapter_order}"><navLabel><text>{html.escape(title)}</text></navLabel><content src="{name}"/>{inner}</navPoint>')
+    return (
+        '<?xml version="1.0" encoding="utf-8"?>\n<ncx xmlns="http://www.daisy.org/z3986/2005/ncx/" version="2005-1">'
+        f'<head><meta name="dtb:uid" content="{book.identifier}"/><meta name="dtb:depth" content="2"/>'
+        '<meta name="dtb:totalPageCount" content="0"/><meta name="dtb:maxPageNumber" content="0"/></head>'
+        f"<docTitle><text>{html.escape(book.title)}</text></docTitle><navMap>{''.join(points)}</navMap></ncx>\n"
+    )
+
+
+def _opf(book: Book, chapters: list[tuple[str, str, str]]) -> str:
+    items = [
+        '<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>',
+        '<item id="ncx" href="toc.ncx" media-type="application/x-dtbncx+xml"/>',
+        '<item id="css" href="style.css" media-type="text/css"/>',
+        '<item id="cover" href="cover.xhtml" media-type="application/xhtml+xml"/>',
+    ]
+    spine = ['<itemref idref="cover"/>', '<itemref idref="nav"/>']
+    for name, _, body in chapters:
+        ident = "ch-" + name[:-6]
+        props = ' properties="svg"' if "<svg" in body else ""
+        items.append(f'<item id="{ident}" href="{name}" media-type="application/xhtml+xml"{props}/>')
+        spine.append(f'<itemref idref="{ident}"/>')
+    return (
+        '<?xml version="1.0" encoding="utf-8"?>\n'
+        '<package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="bookid" xml:lang="en">'
+        '<metadata xmlns:dc="http://purl.org/dc/elements/1.1/">'
+        f'<dc:identifier id="bookid">{book.identifier}</dc:identifier>'
+        f"<dc:title>{html.escape(book.title)}</dc:title><dc:language>en</dc:language>"
+        "<dc:creator>GPU Glossary contributors</dc:creator><dc:publisher>GPU Glossary</dc:publisher>"
+        f"<dc:rights>{html.escape(LICENSE)}</dc:rights><dc:source>{html.escape(book.site_url)}</dc:source>"
+        f'<meta property="dcterms:modified">{book.modified}</meta>'
+        "</metadata>"
+        f'<manifest>{"".join(items)}</manifest><spine toc="ncx">{"".join(spine)}</spine></package>\n'
+    )
+
+
+def pdf_html(book: Book) -> str:
+    """One HTML document for WeasyPrint: TOC with page numbers, running headers, bookmarks."""
+    chapters = book.chapters()
+    toc = []
+    for name, title, _ in chapters:
+        anchor = f"chap-{name[:-6]}"
+        toc.append(f'<li class="toc-chapter"><a href="#{anchor}">{html.escape(title)}</a></li>')
+        section = next((s for s in book.glossary.sections if chapter_file(s) == name), None)
+        if section is not None:
+            for slug in section.terms:
+                toc.append(f'<li class="toc-term"><a href="#term-{slug}">{html.escape(book.glossary.terms[slug].display_title)}</a></li>')
+    body = []
+    for name, title, xhtml in chapters:
+        # chapter files link to each other; in one document every link is a fragment
+        for other, _, _ in chapters:
+            xhtml = xhtml.replace(f'href="{other}#', 'href="#').replace(f'href="{other}"', f'href="#chap-{other[:-6]}"')
+        body.append(f'<div class="chapter" id="chap-{name[:-6]}" data-title="{html.escape(title)}">{xhtml}</div>')
+    css = CSS + PDF_CSS
+    return (
+        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"/><title>{html.escape(book.title)}</title><style>{css}</style></head><body>'
+        f'<div class="titlepage"><h1 class="booktitle">{html.escape(book.title)}</h1><p>{html.escape(LICENSE)}</p><p>{html.escape(book.site_url)}</p></div>'
+        f'<nav class="toc"><h1 class="toc-title">Contents</h1><ul>{"".join(toc)}</ul></nav>{"".join(body)}</body></html>'
+    )
+
+
+PDF_CSS = """
+@page { size: A4; margin: 20mm 16mm 18mm; @top-center { content: string(chapter); font-size: 8pt; color: #444; }
+        @bottom-center { content: counter(page); font-size: 8pt; } }
+@page :first { @top-center { content: none; } @bottom-center { content: none; } }
+.titlepage { page-break-after: always; text-align: center; padding-top: 35%; }
+.booktitle { bookmark-level: none; }
+.toc-title { bookmark-level: none; }
+.toc { page-break-after: always; }
+.toc ul { list-style: none; padding: 0; }
+.toc-chapter { font-weight: bold; margin-top: 0.6em; }
+.toc-term { padding-left: 1.2em; font-size: 0.9em; }
+.toc a { text-decoration: none; }
+.toc a::after { content: leader('.') target-counter(attr(href), page); }
+.chapter { page-break-before: always; }
+.chapter h1 { string-set: chapter content(); bookmark-level: 1; }
+.chapter h2 { bookmark-level: 2; }
+.chapter h3, .chapter h4 { bookmark-level: none; }
+pre { page-break-inside: auto; }
+"""
+
+
+def export_epub(loaded, out: Path) -> Path:
+    write_bytes(out, epub_bytes(make_book(loaded)))
+    return out
+
+
+def pdf_bytes(book: Book, base: Path) -> bytes:
+    try:
+        from weasyprint import HTML
+    except (ImportError, OSError) as exc:  # OSError: pango/cairo system libraries missing
+        raise BookError(
+            "PDF export needs WeasyPrint and its system libraries (Debian: apt-get install libpango-1.0-0 "
+            f"libpangoft2-1.0-0 libharfbuzz0b fonts-dejavu-core; then pip install weasyprint): {exc}"
+        ) from exc
+    return HTML(string=pdf_html(book), base_url=str(base)).write_pdf(pdf_identifier=b"gpu-glossary") or b""
+
+
+def export_pdf(loaded, out: Path) -> Path:
+    write_bytes(out, pdf_bytes(make_book(loaded), loaded.project.root))
+    return out
+
+
+class BookError(Exception):
+    """A book export cannot run here; the message says what to install."""
+
+
+def export_books(site_dir: Path, dist: Path) -> list[Path]:
+    """Copy the EPUB and PDF the site build rendered into ``dist/`` (atomically)."""
+    outputs = []
+    for name in ("gpu-glossary.epub", "gpu-glossary.pdf"):
+        source = site_dir / "downloads" / name
+        if source.exists():
+            write_bytes(dist / name, source.read_bytes())
+            outputs.append(dist / name)
+    return outputs

