@@ -28,6 +28,9 @@ check: $(STAMP)
 serve: $(STAMP)
 	$(BIN)/glossary serve
 
+book: $(STAMP)            ## the site plus dist/gpu-glossary.epub and .pdf
+	$(BIN)/glossary build --book
+
 verify: $(STAMP)          ## on a GPU machine: run every snippet, update snippets/
 	$(BIN)/glossary verify
 

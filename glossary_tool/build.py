@@ -61,10 +61,18 @@ def build_site(root: Path, out: Path | None, *, strict: bool = False, book: bool
 
 
 def serve_site(root: Path, dev_addr: str) -> int:
+    from urllib.parse import urlsplit
+
+    import yaml
     from mkdocs.commands.serve import serve
 
     mkdocs_yml = root / "mkdocs.yml"
-    print(f"glossary serve: http://{dev_addr}/ (edit a term: its page and its backlinks rebuild)")
+    try:
+        site_url = (yaml.safe_load(mkdocs_yml.read_text(encoding="utf-8")) or {}).get("site_url") or "/"
+    except (OSError, yaml.YAMLError):
+        site_url = "/"
+    path = urlsplit(site_url).path or "/"
+    print(f"glossary serve: http://{dev_addr}{path} (edit a term: its page and its backlinks rebuild)")
     try:
         serve(str(mkdocs_yml), dev_addr=dev_addr, livereload=True, watch=[str(root / "snippets"), str(root / "glossary_tool")])
     except KeyboardInterrupt:

@@ -73,6 +73,8 @@ class ChangedCheck:
     reported: frozenset[str]
     #: Term files among them (what the summary line counts).
     reported_terms: frozenset[str]
+    #: True when git could not say what changed and every term was checked.
+    everything: bool = False
 
 
 # --------------------------------------------------------------------------- git
@@ -316,16 +318,25 @@ def check_paths(root: Path, changed: Iterable[str], old: Mapping[str, str] | Non
                 changed_terms.add(term_path)
     load_fully(changed_terms | {e.shown for e in entries if e.needs_full})
 
+    # What the changed term files were called and linked to, at the base and now.
     current = {name for p in changed_terms for name in by_path[p].names}
     before: set[str] = set()
-    dropped: set[str] = set()
-    for path, text in old.items():
-        names, targets = _old_names(path, text)
+    moved_targets: set[str] = set()  # targets linked at the base xor now: their backlinks change
+    for path in sorted({p for p in changed if p in by_path or p in old}):
+        names, targets = _old_names(path, old[path]) if path in old else (set(), frozenset())
         before |= names
         entry = by_path.get(path)
-        still = entry.targets if entry is not None and entry.term is not None and not entry.needs_full else frozenset()
-        dropped |= targets - still  # a deleted or now unloadable term drops all its links
+        now = raw_targets(entry.term.body) if entry is not None and entry.term is not None else frozenset()
+        moved_targets |= targets ^ now  # a deleted or now unloadable term drops all its links
     named = current | before
+    clashing = holders(named)
+    # A term sharing a slug with a changed one may enter or leave the graph (duplicate-slug):
+    # the terms it links to gain or lose a backlink.
+    changed_slugs = {PurePosixPath(p).stem for p in changed if p in by_path or p in old}
+    for path in clashing - changed:
+        entry = by_path[path]
+        if entry.path.stem in changed_slugs and entry.term is not None:
+            moved_targets |= raw_targets(entry.term.body)
 
     # Terms and pages whose cross-references name a changed term (now or at the base).
     load_fully(may_link(named))
@@ -333,7 +344,7 @@ def check_paths(root: Path, changed: Iterable[str], old: Mapping[str, str] | Non
     page_list = [p.page for p in [*pages.values(), home] if p is not None and p.page is not None]
     page_referrers = {p.path for p in page_list if any(normalize_name(x.target) in named for x in p.xrefs)}
 
-    reported_terms = changed_terms | referrers | holders(current) | (holders(dropped) if dropped else set())
+    reported_terms = changed_terms | referrers | clashing | holders(moved_targets)
     if f"{gdir.name}/{TOC_NAME}" in changed:
         listed = {slug for slugs in order.terms.values() for slug in slugs}
         reported_terms |= {e.shown for e in entries if e.term is not None and e.term.slug not in listed}
@@ -359,7 +370,10 @@ def check_paths(root: Path, changed: Iterable[str], old: Mapping[str, str] | Non
         diagnostics += snippet_diagnostics([t for t in glossary.ordered_terms() if t.path in reported_terms], project.records_dir)
 
     loaded_terms = {e.shown for e in entries if e.term is not None}
-    reported = frozenset(reported_terms | page_referrers | {p for p in changed if p not in loaded_terms})
+    reported = reported_terms | page_referrers | {p for p in changed if p not in loaded_terms}
+    if any(p in by_path or p in old for p in changed):  # a term file came, went or broke: the reading order may now be wrong
+        reported.add(f"{gdir.name}/{TOC_NAME}")
+    reported = frozenset(reported)
     kept = [d for d in diagnostics if d.path in reported]
     loaded = Loaded(project, glossary, graph, tuple(kept))
     return ChangedCheck(loaded, kept, reported, frozenset(reported_terms))
@@ -372,5 +386,5 @@ def check_changed(root: Path, rev: str, *, check_records: bool = True) -> Change
         print(f"glossary check --changed: {changes}; checking every term instead", file=sys.stderr)
         loaded = load_project(Path(root), check_records=check_records)
         every = frozenset(t.path for t in loaded.glossary.terms.values())
-        return ChangedCheck(loaded, list(loaded.diagnostics), frozenset(d.path for d in loaded.diagnostics) | every, every)
+        return ChangedCheck(loaded, list(loaded.diagnostics), frozenset(d.path for d in loaded.diagnostics) | every, every, everything=True)
     return check_paths(Path(root), changes.paths, changes.old, check_records=check_records)

@@ -29,7 +29,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
         result = check_changed(_root(args), args.changed, check_records=not args.no_records)
         loaded, diagnostics = result.loaded, result.diagnostics
-        scope = f"{len(result.reported_terms)} changed or affected of "
+        scope = "" if result.everything else f"{len(result.reported_terms)} changed or affected of "
     else:
         loaded = load_project(_root(args), check_records=not args.no_records)
         diagnostics = list(loaded.diagnostics)

@@ -9,6 +9,7 @@ same numbers and the same bytes of SVG.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
@@ -89,6 +90,8 @@ class Placed:
     header_h: float = 0.0
     #: Padding between the rectangle and its children (0 for an unlabelled root).
     pad: float = 0.0
+    #: 0 for the first (or only) copy of a box whose ancestors are first copies too.
+    copy: int = 0
 
     @property
     def is_container(self) -> bool:
@@ -120,6 +123,8 @@ class _Node:
     name: str | None
     is_more: bool = False
     is_root: bool = False
+    caption_text: str | None = None
+    copy: int = 0
     children: list[_Node] = field(default_factory=list)
     w: float = 0.0
     h: float = 0.0
@@ -127,10 +132,19 @@ class _Node:
     inline_caption: bool = False
 
 
+_INDEX = re.compile(r"\{i(?:([+-])(\d+))?\}")
+
+
 def _fill(text: str | None, index: int, total: int) -> str | None:
+    """Number the copies of a repeated box: ``{i}`` is 0, 1, ...; ``{i+4}`` starts at 4; ``{n}`` the count."""
     if text is None:
         return None
-    return text.replace("{i}", str(index)).replace("{n}", str(total))
+
+    def number(m: re.Match[str]) -> str:
+        shift = int(m.group(2)) if m.group(2) else 0
+        return str(index - shift if m.group(1) == "-" else index + shift)
+
+    return _INDEX.sub(number, text).replace("{n}", str(total))
 
 
 @dataclass(frozen=True)
@@ -141,12 +155,14 @@ class TermInfo:
     name_of: Mapping[str, str]
 
 
-def _expand(box: Box, parent_tone: str, parent_shade: str | None, terms: TermInfo, is_root: bool = False) -> list[_Node]:
+def _expand(box: Box, parent_tone: str, parent_shade: str | None, terms: TermInfo, is_root: bool = False, in_copy: bool = False) -> list[_Node]:
     """The nodes a box stands for: ``repeat`` copies (or ``show`` of them and a "more" box)."""
     tone = box.tone or (terms.section_of.get(box.term) if box.term else None) or parent_tone
     container = box.is_container or box.plot is not None
     if not container:
         shade = "fill"
+    elif is_frame(box):  # not drawn, so it does not count as a level of nesting
+        shade = parent_shade or "tint"
     elif parent_shade == "wash" and tone == parent_tone:
         shade = "tint"
     else:
@@ -160,9 +176,9 @@ def _expand(box: Box, parent_tone: str, parent_shade: str | None, terms: TermInf
         name = None
         if box.id:
             name = box.id if box.repeat == 1 else f"{box.id}.{index}"
-        node = _Node(box, tone, shade, _lines(label, box, SIZE_LABEL, container), _lines(caption, box, SIZE_CAPTION, container), name, is_root=is_root)
+        node = _Node(box, tone, shade, _lines(label, box, SIZE_LABEL, container), _lines(caption, box, SIZE_CAPTION, container), name, is_root=is_root, caption_text=caption, copy=max(index, 1) if in_copy else index)
         for child in box.boxes:
-            node.children += _expand(child, tone, shade if not is_root else None, terms)
+            node.children += _expand(child, tone, shade if not is_root else None, terms, in_copy=in_copy or index > 0)
         nodes.append(node)
     if box.show is not None:
         rest = box.repeat - box.show
@@ -185,6 +201,17 @@ def _text_block(node: _Node, container: bool) -> tuple[float, float]:
     return (max(widths) if widths else 0.0), height
 
 
+def is_frame(box: Box) -> bool:
+    """A container with no label, term or tone only arranges its children: no frame, no padding."""
+    return box.is_container and box.label is None and box.term is None and box.tone is None and not box.dashed
+
+
+def _pad(node: _Node) -> float:
+    if node.is_root or (is_frame(node.box) and node.box.pad is None):
+        return 0.0
+    return node.box.pad if node.box.pad is not None else PAD
+
+
 def _gap(node: _Node) -> float:
     if node.box.gap is not None:
         return node.box.gap
@@ -204,8 +231,11 @@ def _measure(node: _Node) -> None:
     if not container:
         tw, th = _text_block(node, False)
         has_text = bool(node.label or node.caption)
-        node.w = max(box.width or 0.0, tw + 2 * LEAF_PAD_X if has_text else EMPTY)
-        node.h = max(box.height or 0.0, th + 2 * LEAF_PAD_Y if has_text else EMPTY)
+        # A box given an explicit size (a lane, a bank) keeps it if the text fits at all.
+        pad_x = 2.0 if box.width else LEAF_PAD_X
+        pad_y = 1.0 if box.height else LEAF_PAD_Y
+        node.w = max(box.width or 0.0, tw + 2 * pad_x) if has_text else (box.width or EMPTY)
+        node.h = max(box.height or 0.0, th + 2 * pad_y) if has_text else (box.height or EMPTY)
         return
     gap = _gap(node)
     ws = [c.w for c in node.children]
@@ -220,6 +250,8 @@ def _measure(node: _Node) -> None:
         cols = _columns(node)
         rows = math.ceil(len(ws) / cols)
         inner_w, inner_h = cols * max(ws) + gap * (cols - 1), rows * max(hs) + gap * (rows - 1)
+    if node.caption_text and not box.width:  # a wide container's caption may use its width
+        node.caption = wrap(node.caption_text, max(inner_w, 240.0), SIZE_CAPTION)
     label_w = max((text_width(t, SIZE_LABEL, True) for t in node.label), default=0.0)
     caption_w = max((text_width(t, SIZE_CAPTION) for t in node.caption), default=0.0)
     node.inline_caption = bool(node.label and node.caption) and len(node.label) == 1 and len(node.caption) == 1 and label_w + 8 + caption_w <= max(inner_w, box.width or 0.0) - 0
@@ -228,7 +260,7 @@ def _measure(node: _Node) -> None:
     else:
         header_w, header_h = _text_block(node, True)
     node.header_h = header_h + HEADER_GAP if header_h else 0.0
-    pad = 0.0 if node.is_root and not node.label else PAD
+    pad = _pad(node)
     node.w = max(box.width or 0.0, inner_w + 2 * pad, header_w + 2 * pad)
     node.h = max(box.height or 0.0, inner_h + 2 * pad + node.header_h)
 
@@ -236,7 +268,9 @@ def _measure(node: _Node) -> None:
 def _place(node: _Node, x: float, y: float, w: float, h: float) -> Placed:
     box = node.box
     children: list[Placed] = []
-    pad = 0.0 if node.is_root and not node.label else PAD
+    pad = _pad(node)
+    if not node.children and node.caption_text and not box.width and box.plot is None:
+        node.caption = wrap(node.caption_text, max(w - 2 * LEAF_PAD_X, 240.0), SIZE_CAPTION)  # stretched: use the room
     if node.children:
         ix, iy = x + pad, y + pad + node.header_h
         iw, ih = w - 2 * pad, h - 2 * pad - node.header_h
@@ -257,11 +291,11 @@ def _place(node: _Node, x: float, y: float, w: float, h: float) -> Placed:
             pos = (ix if horizontal else iy) + offset
             for child, size in zip(kids, main, strict=True):
                 if horizontal:
-                    ch = ih if child.box.height is None else child.h
+                    ch = ih if child.box.height is None and not child.is_more else child.h
                     cy = iy + (ih - ch) / 2
                     children.append(_place(child, pos, cy, size, ch))
                 else:
-                    cw = iw if child.box.width is None else child.w
+                    cw = iw if child.box.width is None and not child.is_more else child.w
                     cx = ix + (iw - cw) / 2
                     children.append(_place(child, cx, pos, cw, size))
                 pos += size + gap
@@ -279,7 +313,7 @@ def _place(node: _Node, x: float, y: float, w: float, h: float) -> Placed:
             for index, child in enumerate(kids):
                 r, c = divmod(index, cols)
                 children.append(_place(child, ix + off_x + c * (cell_w + gap), iy + off_y + r * (cell_h + gap), cell_w, cell_h))
-    return Placed(box, _r(x), _r(y), _r(w), _r(h), node.tone, node.shade, node.label, node.caption, node.inline_caption, tuple(children), node.name, node.is_more, node.is_root, _r(node.header_h), pad)
+    return Placed(box, _r(x), _r(y), _r(w), _r(h), node.tone, node.shade, node.label, node.caption, node.inline_caption, tuple(children), node.name, node.is_more, node.is_root, _r(node.header_h), pad, node.copy)
 
 
 def _r(value: float) -> float:
@@ -322,7 +356,7 @@ def layout_diagram(diagram: Diagram, terms: TermInfo) -> Layout:
     root_nodes = _expand(diagram.root, diagram.root.tone or "neutral", None, terms, is_root=True)
     root = root_nodes[0]
     _measure(root)
-    title_lines = wrap(diagram.title, max(root.w, 520.0), SIZE_TITLE, bold=True)
+    title_lines = wrap(diagram.title, max(root.w, 600.0), SIZE_TITLE, bold=True)
     width = max(root.w, max(text_width(t, SIZE_TITLE, True) for t in title_lines)) + 2 * MARGIN
     inner = width - 2 * MARGIN
     title_h = len(title_lines) * line_height(SIZE_TITLE) + 8

@@ -34,7 +34,7 @@ MAX_REPEAT = 1024
 MAX_BOXES = 5000
 
 TOP_KEYS = ("title", "description", "layout", "columns", "gap", "boxes", "arrows", "notes", "legend")
-BOX_KEYS = ("label", "caption", "term", "id", "layout", "columns", "gap", "boxes", "repeat", "show", "more", "width", "height", "tone", "dashed", "plot")
+BOX_KEYS = ("label", "caption", "term", "id", "layout", "columns", "gap", "pad", "boxes", "repeat", "show", "more", "width", "height", "tone", "dashed", "plot")
 ARROW_KEYS = ("from", "to", "label", "dashed", "both")
 PLOT_KEYS = ("width", "height", "x", "y", "series", "marks")
 AXIS_KEYS = ("label", "min", "max", "log", "ticks", "tick_labels")
@@ -210,8 +210,8 @@ def _box_fields(reader: _Reader, f: Mapping[str, tuple[yaml.Node, yaml.Node]], l
     kw: dict[str, Any] = {}
     for key in ("label", "caption", "more"):
         n = value(key)
-        if n is not None:
-            kw[key] = reader.string(n, f"'{key}'")
+        if n is not None:  # label: "" draws a box without text (a lane, a bank)
+            kw[key] = reader.string(n, f"'{key}'", allow_empty=key == "label")
     n = value("term")
     if n is not None:
         term = reader.string(n, "'term'")
@@ -243,10 +243,10 @@ def _box_fields(reader: _Reader, f: Mapping[str, tuple[yaml.Node, yaml.Node]], l
             reader.fail(n, f"tone '{tone}' is not one of {', '.join(TONES)}" + (f"; did you mean '{close[0]}'?" if close else ""))
         elif tone is not None:
             kw["tone"] = tone
-    for key in ("width", "height", "gap"):
+    for key in ("width", "height", "gap", "pad"):
         n = value(key)
         if n is not None:
-            number = reader.number(n, f"'{key}'", positive=key != "gap")
+            number = reader.number(n, f"'{key}'", positive=key in ("width", "height"))
             if number is not None and number > 2000:
                 reader.fail(n, f"'{key}' must be at most 2000")
             elif number is not None and number >= 0:

@@ -77,6 +77,7 @@ class Box:
     layout: str = "column"
     columns: int | None = None
     gap: float | None = None
+    pad: float | None = None
     boxes: tuple[Box, ...] = ()
     repeat: int = 1
     show: int | None = None
