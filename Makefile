@@ -6,13 +6,15 @@ STAMP  := $(VENV)/.installed-stamp
 # Reproducible output: dates in the site come from the last commit, not the clock.
 export SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 1700000000)
 
-.PHONY: site test check lint serve verify verify-compile book clean
+.PHONY: install site test check lint serve verify verify-compile book clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[test]"
 	touch $(STAMP)
+
+install: $(STAMP)         ## create .venv and install the package with its test extras
 
 site: $(STAMP)            ## build the whole site into site/
 	$(BIN)/glossary build

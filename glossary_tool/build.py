@@ -21,11 +21,10 @@ def build_site(root: Path, out: Path | None, *, strict: bool = False, book: bool
     started = time.monotonic()
     loaded = load_project(root)
     errors = [d for d in loaded.diagnostics if d.severity is Severity.ERROR]
-    if errors:
+    if errors and strict:  # without --strict the plugin reports them once, as MkDocs warnings
         print(render(errors), file=sys.stderr)
-        if strict:
-            print(f"glossary build --strict: {len(errors)} error(s); site not built", file=sys.stderr)
-            return 1
+        print(f"glossary build --strict: {len(errors)} error(s); site not built", file=sys.stderr)
+        return 1
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
@@ -74,7 +73,10 @@ def serve_site(root: Path, dev_addr: str) -> int:
     path = urlsplit(site_url).path or "/"
     print(f"glossary serve: http://{dev_addr}{path} (edit a term: its page and its backlinks rebuild)")
     try:
-        serve(str(mkdocs_yml), dev_addr=dev_addr, livereload=True, watch=[str(root / "snippets"), str(root / "glossary_tool")])
+        serve(str(mkdocs_yml), dev_addr=dev_addr, livereload=True, watch=[str(p) for p in (root / "snippets", root / "diagrams") if p.is_dir()])
     except KeyboardInterrupt:
         return 0
+    except OSError as exc:  # e.g. the port is taken
+        print(f"glossary serve: cannot serve on {dev_addr}: {exc.strerror or exc}; try --dev-addr 127.0.0.1:8001", file=sys.stderr)
+        return 1
     return 0

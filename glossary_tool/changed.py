@@ -7,25 +7,34 @@ break or fix:
 * terms whose cross-references name it, by a current name or by a name it had at the
   base (so links broken by a rename, a deletion or a removed heading are reported);
 * terms sharing a name with it (slug, title, abbreviation or alias clashes);
-* terms it linked to at the base and no longer does (they may have become orphans);
-* when ``glossary/toc.yml`` changed, terms missing from the reading order.
+* terms it linked to at the base and no longer does, or the other way round (they may
+  have become, or stopped being, orphans), and terms sharing its slug (one of the two
+  drops out of the glossary with ``duplicate-slug``);
+* when ``glossary/toc.yml`` changed, terms missing from the reading order (and
+  ``toc.yml`` itself whenever a term file came, went or broke);
+* diagrams that name it or that it shows (now or at the base), and terms showing a
+  diagram whose file changed.
 
 A changed record under ``snippets/<section>/<term>/`` counts as a change to its term.
 
 Speed. A full check parses every body with markdown-it-py, which is most of its time
 (about 5 s for 5,000 terms). Here every file's front matter is read (names decide how
-every cross-reference resolves), but a body is parsed only when its diagnostics can
-change what is reported: the reported terms, the terms that may link to one of them
-(their links decide the ``orphan`` warning), and the targets of their ``#anchor`` links
-(their headings decide ``xref-anchor``). Which terms *may* link to a term is decided
-from the raw text: every cross-reference the parser finds starts at a literal ``[[``
-and its target is the raw text up to the next ``[``, ``]``, ``|``, ``#`` or newline
-(in a table cell, ``\\|`` loses its backslash), so a file none of whose raw targets is
-a name of the term cannot link to it. Diagnostics of the reported files are therefore
-exactly those of a full ``glossary check``; tests/test_changed.py compares the two.
+every cross-reference resolves), but a body is parsed only where it can change what is
+reported: the reported terms themselves, the targets of their ``#anchor`` links (whose
+headings decide ``xref-anchor``), and enough of the terms that may link to them to
+settle each one's ``orphan`` warning (one linker is enough; a term still orphaned gets
+all its candidates parsed and is linked again). Which terms *may* link to a term is
+decided from the raw text: every cross-reference the parser finds starts at a literal
+``[[`` and its target is the raw text up to the next ``[``, ``]``, ``|``, ``#`` or
+newline (in a table cell, ``\\|`` loses its backslash), so a file none of whose raw
+targets is a name of the term cannot link to it. Diagnostics of the reported files are
+therefore exactly those of a full ``glossary check``, and every file whose diagnostics
+the change can alter is reported; tests/test_changed.py checks both on randomly broken
+glossaries. Without git history to compare with, the whole glossary is checked.
 
-This mirrors :func:`glossary_tool.pipeline.load_project` (load, link, record checks):
-a stage added there must be added to :func:`check_paths` too.
+This mirrors :func:`glossary_tool.pipeline.load_project` (load, link, record checks,
+diagrams): a stage added there must be added to :func:`check_paths` too, with the rule
+for which files its diagnostics can reach.
 """
 
 from __future__ import annotations
@@ -33,6 +42,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -40,10 +50,12 @@ from pathlib import Path, PurePosixPath
 import yaml
 
 from glossary_tool.diagnostics import Diagnostic, error
+from glossary_tool.draw import check_diagrams, load_diagrams
+from glossary_tool.draw.load import SUFFIXES as DIAGRAM_SUFFIXES
 from glossary_tool.link import link
 from glossary_tool.load import LoadResult, frontmatter
 from glossary_tool.load.files import ASSETS, INDEX, load_section_page, load_term, read_text, rel
-from glossary_tool.load.toc import TOC_NAME, read_toc
+from glossary_tool.load.toc import TOC_NAME, ReadingOrder, read_toc
 from glossary_tool.model import SECTION_TITLES, SECTIONS, Section, Source, Term
 from glossary_tool.pipeline import Loaded, Project, load_project
 from glossary_tool.text import SLUG_RE, normalize_name
@@ -91,6 +103,8 @@ def _zsplit(data: bytes) -> list[str]:
 def git_changes(root: Path, rev: str) -> Changes | str:
     """The changes since the merge base of ``rev`` and HEAD, or why git could not say."""
     try:
+        if _git(root, "rev-parse", "--is-inside-work-tree").returncode != 0:
+            return f"{root} is not in a git working tree"
         if _git(root, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").returncode != 0:
             return f"'{rev}' is not a commit here (fetch it, or pass another: --changed HEAD)"
         merge_base = _git(root, "merge-base", rev, "HEAD")
@@ -101,7 +115,7 @@ def git_changes(root: Path, rev: str) -> Changes | str:
     except (OSError, subprocess.SubprocessError) as exc:
         return f"git failed ({exc})"
     if diff.returncode != 0:
-        return f"git diff failed: {diff.stderr.decode(errors='replace').strip().splitlines()[:1] or ['?']}"
+        return f"git diff failed: {(diff.stderr.decode(errors='replace').strip().splitlines() or ['no message'])[0]}"
     paths = frozenset(_zsplit(diff.stdout) + (_zsplit(untracked.stdout) if untracked.returncode == 0 else []))
     wanted = sorted(p for p in paths if p.startswith("glossary/") and p.endswith(".md"))
     return Changes(base, paths, _old_texts(root, base, wanted))
@@ -202,6 +216,7 @@ def _light(root: Path, entry: _Entry) -> None:
         clean, _ = frontmatter.validate_term(entry.shown, fm)
     except Exception:  # noqa: BLE001 - let the real loader decide (and report) what this is
         entry.needs_full = True
+        entry.targets = raw_targets(text)
         return
     entry.targets = raw_targets(fm.body)
     if "title" not in clean or "summary" not in clean:
@@ -263,9 +278,10 @@ def _walk(root: Path, out: list[Diagnostic]) -> tuple[list[_Entry], dict[str, Se
     return entries, pages, home
 
 
-def _old_names(path: str, text: str) -> tuple[set[str], frozenset[str]]:
-    """A term file's names and raw link targets at the base (best effort: it may be broken)."""
+def _old_names(path: str, text: str) -> tuple[set[str], frozenset[str], set[str]]:
+    """A term file's names, raw link targets and diagrams at the base (best effort: it may be broken)."""
     names = {normalize_name(PurePosixPath(path).stem)}
+    diagrams: set[str] = set()
     yaml_text, _, body, _ = frontmatter.split(path, text)
     try:
         data = yaml.load(yaml_text or "", Loader=frontmatter._Loader)
@@ -276,7 +292,9 @@ def _old_names(path: str, text: str) -> tuple[set[str], frozenset[str]]:
         for value in [data.get("title"), data.get("abbreviation"), *(aliases if isinstance(aliases, list) else [])]:
             if isinstance(value, str) and value.strip():
                 names.add(normalize_name(value))
-    return names, raw_targets(body)
+        if isinstance(data.get("diagrams"), list):
+            diagrams = {d for d in data["diagrams"] if isinstance(d, str)}
+    return names, raw_targets(body), diagrams
 
 
 # --------------------------------------------------------------------------- the check
@@ -302,12 +320,6 @@ def check_paths(root: Path, changed: Iterable[str], old: Mapping[str, str] | Non
                 entry.term = load_term(gdir, entry.path, entry.section, out)
                 entry.parsed = True
 
-    def holders(names: set[str]) -> set[str]:
-        return {e.shown for e in entries if e.names & names}
-
-    def may_link(names: set[str]) -> set[str]:
-        return {e.shown for e in entries if e.targets & names}
-
     # Changed terms: their files, or their records under snippets/.
     changed_terms = {p for p in changed if p in by_path}
     for path in changed:
@@ -318,25 +330,48 @@ def check_paths(root: Path, changed: Iterable[str], old: Mapping[str, str] | Non
                 changed_terms.add(term_path)
     load_fully(changed_terms | {e.shown for e in entries if e.needs_full})
 
+    # Name -> terms that have it; name -> terms whose raw text may link to it.
+    name_index: dict[str, set[str]] = defaultdict(set)
+    target_index: dict[str, set[str]] = defaultdict(set)
+    for entry in entries:
+        for name in entry.names:
+            name_index[name].add(entry.shown)
+        for name in entry.targets:
+            target_index[name].add(entry.shown)
+
+    def holders(names: Iterable[str]) -> set[str]:
+        return {p for name in names for p in name_index.get(name, ())}
+
+    def may_link(names: Iterable[str]) -> set[str]:
+        return {p for name in names for p in target_index.get(name, ())}
+
     # What the changed term files were called and linked to, at the base and now.
     current = {name for p in changed_terms for name in by_path[p].names}
     before: set[str] = set()
+    old_diagrams: set[str] = set()
     moved_targets: set[str] = set()  # targets linked at the base xor now: their backlinks change
     for path in sorted({p for p in changed if p in by_path or p in old}):
-        names, targets = _old_names(path, old[path]) if path in old else (set(), frozenset())
+        names, targets, diagrams = _old_names(path, old[path]) if path in old else (set(), frozenset(), set())
         before |= names
+        old_diagrams |= diagrams
         entry = by_path.get(path)
         now = raw_targets(entry.term.body) if entry is not None and entry.term is not None else frozenset()
         moved_targets |= targets ^ now  # a deleted or now unloadable term drops all its links
     named = current | before
-    clashing = holders(named)
     # A term sharing a slug with a changed one may enter or leave the graph (duplicate-slug):
-    # the terms it links to gain or lose a backlink.
-    changed_slugs = {PurePosixPath(p).stem for p in changed if p in by_path or p in old}
-    for path in clashing - changed:
-        entry = by_path[path]
-        if entry.path.stem in changed_slugs and entry.term is not None:
-            moved_targets |= raw_targets(entry.term.body)
+    # then its names resolve or stop resolving and its targets gain or lose a backlink, as
+    # if it had changed too.
+    slugs = {PurePosixPath(p).stem for p in changed if p in by_path or p in old}
+    as_changed = set(changed_terms)
+    while True:
+        clashing = holders(named)
+        twins = {p for p in clashing - as_changed if by_path[p].path.stem in slugs}
+        if not twins:
+            break
+        as_changed |= twins
+        for path in twins:
+            named |= by_path[path].names
+            moved_targets |= by_path[path].targets
 
     # Terms and pages whose cross-references name a changed term (now or at the base).
     load_fully(may_link(named))
@@ -344,18 +379,53 @@ def check_paths(root: Path, changed: Iterable[str], old: Mapping[str, str] | Non
     page_list = [p.page for p in [*pages.values(), home] if p is not None and p.page is not None]
     page_referrers = {p.path for p in page_list if any(normalize_name(x.target) in named for x in p.xrefs)}
 
-    reported_terms = changed_terms | referrers | clashing | holders(moved_targets)
+    reported_terms = as_changed | referrers | clashing | holders(moved_targets)
     if f"{gdir.name}/{TOC_NAME}" in changed:
-        listed = {slug for slugs in order.terms.values() for slug in slugs}
+        listed = {slug for listed_slugs in order.terms.values() for slug in listed_slugs}
         reported_terms |= {e.shown for e in entries if e.term is not None and e.term.slug not in listed}
+    # Terms showing a diagram whose file changed (it may now be missing or broken).
+    changed_diagrams = {PurePosixPath(p).stem for p in changed if PurePosixPath(p).parent.as_posix() == project.diagrams_dir.name and PurePosixPath(p).suffix in DIAGRAM_SUFFIXES}
+    reported_terms |= {e.shown for e in entries if e.term is not None and set(e.term.diagrams) & changed_diagrams}
     load_fully(reported_terms)
 
-    # Whatever decides the reported terms' diagnostics: who links to them, what they anchor to.
-    load_fully(may_link({name for p in reported_terms for name in by_path[p].names}))
+    # What else decides the reported terms' diagnostics: the headings their #anchors point
+    # at, and whether anything links to them (the orphan warning).
     anchored = {normalize_name(x.target) for p in reported_terms if by_path[p].term for x in by_path[p].term.xrefs if x.anchor is not None}
     anchored |= {normalize_name(x.target) for page in page_list for x in page.xrefs if x.anchor is not None}
     load_fully(holders(anchored))
+    linkers = {p: may_link(by_path[p].names) - {p} for p in reported_terms}
+    # One parsed candidate per term usually settles it; only terms still orphaned after
+    # linking get all their candidates parsed, and are linked again.
+    load_fully({min(c) for c in linkers.values() if c and not any(by_path[x].parsed for x in c)})
+    glossary, graph, problems = _link(gdir, entries, pages, home, order, out)
+    orphaned = {d.path for d in problems if d.code == "orphan" and d.path in reported_terms}
+    unparsed = {x for p in orphaned for x in linkers[p] if not by_path[x].parsed}
+    if unparsed:
+        load_fully(unparsed)
+        glossary, graph, problems = _link(gdir, entries, pages, home, order, out)
+    diagnostics = list(out) + problems
+    if check_records:
+        diagnostics += snippet_diagnostics([t for t in glossary.ordered_terms() if t.path in reported_terms], project.records_dir)
+    drawn = load_diagrams(project.diagrams_dir, project.root)
+    diagnostics += drawn.diagnostics
+    diagnostics += check_diagrams(drawn.diagrams, glossary, drawn.broken)
+    # Diagrams naming a changed term (it may be gone), or shown by one now or at the base
+    # (they may now be unused).
+    shown_by = old_diagrams | {name for p in as_changed if by_path[p].term for name in by_path[p].term.diagrams}
+    diagram_paths = {d.path for d in drawn.diagrams.values() if d.name in shown_by or any(slug in slugs for slug, _ in d.terms())}
 
+    loaded_terms = {e.shown for e in entries if e.term is not None}
+    reported = reported_terms | page_referrers | diagram_paths | {p for p in changed if p not in loaded_terms}
+    if any(p in by_path or p in old for p in changed):  # a term file came, went or broke: the reading order may now be wrong
+        reported.add(f"{gdir.name}/{TOC_NAME}")
+    reported = frozenset(reported)
+    kept = [d for d in diagnostics if d.path in reported]
+    loaded = Loaded(project, glossary, graph, tuple(kept), drawn.diagrams)
+    return ChangedCheck(loaded, kept, reported, frozenset(reported_terms))
+
+
+def _link(gdir: Path, entries: list[_Entry], pages: dict[str, Section], home: Section | None, order: ReadingOrder, out: list[Diagnostic]):
+    """Assemble the load result as :func:`load_tree` does, and link it."""
     terms = tuple(e.term for e in entries if e.term is not None)
     sections = []
     for slug in order.sections:
@@ -363,20 +433,7 @@ def check_paths(root: Path, changed: Iterable[str], old: Mapping[str, str] | Non
         if page is None:
             page = Section(slug, SECTION_TITLES.get(slug, slug), "", "", f"{gdir.name}/{slug}/{INDEX}", ())
         sections.append(Section(page.slug, page.title, page.summary, page.body, page.path, order.terms.get(slug, ()), page.page))
-    result = LoadResult(gdir, terms, tuple(sections), home, order, tuple(out))
-    glossary, graph, problems = link(result)
-    diagnostics = list(result.diagnostics) + problems
-    if check_records:
-        diagnostics += snippet_diagnostics([t for t in glossary.ordered_terms() if t.path in reported_terms], project.records_dir)
-
-    loaded_terms = {e.shown for e in entries if e.term is not None}
-    reported = reported_terms | page_referrers | {p for p in changed if p not in loaded_terms}
-    if any(p in by_path or p in old for p in changed):  # a term file came, went or broke: the reading order may now be wrong
-        reported.add(f"{gdir.name}/{TOC_NAME}")
-    reported = frozenset(reported)
-    kept = [d for d in diagnostics if d.path in reported]
-    loaded = Loaded(project, glossary, graph, tuple(kept))
-    return ChangedCheck(loaded, kept, reported, frozenset(reported_terms))
+    return link(LoadResult(gdir, terms, tuple(sections), home, order, tuple(out)))
 
 
 def check_changed(root: Path, rev: str, *, check_records: bool = True) -> ChangedCheck:

@@ -1,4 +1,4 @@
-"""The ``glossary`` command line: check, build, serve, verify, new, stats.
+"""The ``glossary`` command line: check, build, serve, verify, new, stats, links.
 
 Every command turns problems into diagnostics and an exit status; none lets a traceback
 reach the user. MkDocs is imported only by ``build`` and ``serve``, so ``check`` and
@@ -118,7 +118,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_new(args: argparse.Namespace) -> int:
     from glossary_tool.new import new_term
 
-    return new_term(_root(args), args.title, args.section, args.abbr, args.slug)
+    return new_term(_root(args), args.title, args.section, args.abbr, args.slug, args.alias)
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
@@ -128,6 +128,13 @@ def cmd_stats(args: argparse.Namespace) -> int:
     loaded = load_project(_root(args), check_records=False)
     print(format_stats(loaded.glossary, loaded.graph, top=args.top))
     return 0
+
+
+def cmd_links(args: argparse.Namespace) -> int:
+    from glossary_tool.links import run_links
+
+    cache = Path(args.cache).resolve() if args.cache else None
+    return run_links(_root(args), online=args.online, cache_path=cache, timeout=args.timeout, jobs=args.jobs, max_age_days=args.max_age)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -174,11 +181,20 @@ def build_parser() -> argparse.ArgumentParser:
     new.add_argument("--section", required=True, help="device-hardware, device-software, host-software, performance or multi-gpu")
     new.add_argument("--abbr", help="abbreviation, e.g. SM")
     new.add_argument("--slug", help="file name without .md (default: from the title)")
+    new.add_argument("--alias", action="append", default=[], metavar="NAME", help="another name [[...]] may use (repeatable)")
     new.set_defaults(func=cmd_new)
 
     stats = sub.add_parser("stats", help="terms, words and links per section; orphans; most-linked terms")
     stats.add_argument("--top", type=int, default=10, help="how many most-linked terms to list")
     stats.set_defaults(func=cmd_stats)
+
+    links = sub.add_parser("links", help="list external links (sources and bodies); --online checks them (not for CI)")
+    links.add_argument("--online", action="store_true", help="fetch each distinct URL (HEAD, then GET) and report broken ones")
+    links.add_argument("--cache", help="JSON file remembering good answers between runs")
+    links.add_argument("--timeout", type=float, default=10.0, help="seconds per request (default 10)")
+    links.add_argument("--jobs", type=int, default=8, help="requests in parallel (default 8)")
+    links.add_argument("--max-age", type=float, default=7.0, metavar="DAYS", help="re-check cached good answers older than this (default 7)")
+    links.set_defaults(func=cmd_links)
     return parser
 
 

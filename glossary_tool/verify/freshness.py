@@ -81,7 +81,7 @@ def snippet_diagnostics(terms: Iterable[Term], records_root: Path) -> list[Diagn
             state = freshness(snippet, record)
             where = f"glossary verify --term {term.slug}"
             if state is Freshness.MISSING:
-                out.append(error(term.path, snippet.line, 1, "snippet-unverified", f"snippet '{snippet.name}' has no record; run `{where}` on a GPU machine and commit snippets/"))
+                out.append(error(term.path, snippet.line, 1, "snippet-unverified", f"snippet '{snippet.name}' has no record; run `{where}` on a GPU machine and commit snippets/, or ask a maintainer to (CONTRIBUTING.md)"))
                 continue
             if state is Freshness.STALE:
                 out.append(error(term.path, snippet.line, 1, "snippet-stale", f"snippet '{snippet.name}' changed since it was verified; run `{where}` on a GPU machine"))
