@@ -5,12 +5,14 @@ Emitters receive the resulting :class:`Glossary`; none of them re-reads term fil
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import networkx as nx
 
 from glossary_tool.diagnostics import Diagnostic
+from glossary_tool.draw import Diagram, check_diagrams, load_diagrams
 from glossary_tool.link import link
 from glossary_tool.load import load_tree
 from glossary_tool.model import Glossary
@@ -46,6 +48,8 @@ class Loaded:
     glossary: Glossary
     graph: nx.DiGraph
     diagnostics: tuple[Diagnostic, ...]
+    #: Diagrams from ``diagrams/*.yml`` by name; render with glossary_tool.draw.render_diagram_svg.
+    diagrams: Mapping[str, Diagram] = field(default_factory=dict)
 
 
 def load_project(root: Path, *, check_records: bool = True) -> Loaded:
@@ -55,4 +59,7 @@ def load_project(root: Path, *, check_records: bool = True) -> Loaded:
     diagnostics = list(loaded.diagnostics) + problems
     if check_records:
         diagnostics += snippet_diagnostics(glossary.ordered_terms(), project.records_dir)
-    return Loaded(project, glossary, graph, tuple(diagnostics))
+    drawn = load_diagrams(project.diagrams_dir, project.root)
+    diagnostics += drawn.diagnostics
+    diagnostics += check_diagrams(drawn.diagrams, glossary, drawn.broken)
+    return Loaded(project, glossary, graph, tuple(diagnostics), drawn.diagrams)

@@ -8,8 +8,10 @@ same mkdocs.yml (Zensical) needs only a new adapter.
 
 from __future__ import annotations
 
+import html
 import logging
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import jinja2
@@ -17,15 +19,20 @@ from mkdocs.config import config_options
 from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
+from mkdocs.livereload import LiveReloadServer
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
+from mkdocs.utils import get_relative_url
 
 from glossary_tool.diagnostics import Severity
+from glossary_tool.draw.graph import MAP_SRC, term_graph
+from glossary_tool.draw.html import MAP_TITLE, diagrams_markdown, map_markdown, term_extras_markdown
 from glossary_tool.emit import pages
 from glossary_tool.emit.links import RelativeLinker, term_src
 from glossary_tool.emit.markdown import term_markdown
 from glossary_tool.emit.snippets import SiteSnippets
+from glossary_tool.model import Glossary
 from glossary_tool.pipeline import Loaded, load_project
 
 log = logging.getLogger("mkdocs.plugins.glossary")
@@ -65,12 +72,21 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         glossary = self.loaded.glossary
         nav: list = [{"Home": pages.HOME_SRC}]
         for section in glossary.sections:
-            items = [pages.section_src(section)] + [{glossary.terms[s].display_title: term_src(glossary.terms[s])} for s in section.terms]
-            nav.append({section.title: items})
+            # Material prints nav titles (and page titles taken from them) unescaped
+            items = [pages.section_src(section)] + [{html.escape(glossary.terms[s].display_title, quote=False): term_src(glossary.terms[s])} for s in section.terms]
+            nav.append({html.escape(section.title, quote=False): items})
         nav.append({"A-Z index": pages.AZ_SRC})
         nav.append({"Rosetta": pages.ROSETTA_SRC})
+        nav.append({"Map": MAP_SRC})
         config.nav = nav
+        self.link_graph = term_graph(glossary)
         return config
+
+    def on_serve(self, server: LiveReloadServer, config: MkDocsConfig, builder: Callable[..., object]) -> LiveReloadServer:
+        """`glossary serve` also rebuilds when a diagram file changes."""
+        if self.loaded is not None and self.loaded.project.diagrams_dir.is_dir():
+            server.watch(str(self.loaded.project.diagrams_dir))
+        return server
 
     def on_env(self, env: jinja2.Environment, config: MkDocsConfig, files: Files) -> jinja2.Environment:
         """Put our template overrides in front of the theme's (no custom_dir needed)."""
@@ -87,7 +103,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
                 files.remove(file)
             elif not file.src_uri.endswith(".md") and "/" not in file.src_uri and file.src_uri.endswith((".yml", ".yaml")):
                 files.remove(file)
-        for src in (pages.AZ_SRC, pages.ROSETTA_SRC, *(pages.section_src(s) for s in glossary.sections)):
+        for src in (pages.AZ_SRC, pages.ROSETTA_SRC, MAP_SRC, *(pages.section_src(s) for s in glossary.sections)):
             if files.get_file_from_path(src) is None:
                 files.append(File.generated(config, src, content=""))
         if files.get_file_from_path(pages.HOME_SRC) is None:
@@ -117,26 +133,49 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         templates = project.root / "llms_txt"
         if not templates.is_dir():  # a glossary without its own templates uses the tool's
             templates = Path(__file__).resolve().parents[2] / "llms_txt"
-        render_llms(self.loaded.glossary, project.records_dir, templates, site_url, config.site_name).write(Path(config.site_dir))
+        render_llms(self.loaded.glossary, project.records_dir, templates, site_url, config.site_name, self.loaded.diagrams).write(Path(config.site_dir))
 
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         assert self.loaded is not None
         glossary = self.loaded.glossary
         src = page.file.src_uri
+        if isinstance(page.meta.get("title"), str):  # Material prints the front matter title unescaped (header, <title>)
+            page.meta["title"] = html.escape(page.meta["title"], quote=False)
         if src == pages.HOME_SRC:
-            return pages.home_markdown(glossary, [(f"the book as {label}", src) for label, src in getattr(self, "downloads", [])])
+            return pages.home_markdown(glossary, [(MAP_TITLE.lower(), MAP_SRC), *((f"the book as {label}", src) for label, src in getattr(self, "downloads", []))])
         if src == pages.AZ_SRC:
             page.edit_url = None
             return pages.az_markdown(glossary)
         if src == pages.ROSETTA_SRC:
             page.edit_url = None
             return pages.rosetta_markdown(glossary)
+        href = _href_for(glossary, page, files)
+        if src == MAP_SRC:
+            page.edit_url = None
+            page.meta["hide"] = ["navigation", "toc"]  # the map wants the full width
+            return map_markdown(glossary, href)
         for section in glossary.sections:
             if src == pages.section_src(section):
-                return pages.section_markdown(section, glossary)
+                figures = diagrams_markdown(section.page, self.loaded.diagrams, glossary, href) if section.page is not None else ""
+                return pages.section_markdown(section, glossary) + (f"\n{figures}\n" if figures else "")
         slug = Path(src).stem
         term = glossary.terms.get(slug)
         if term is None or term_src(term) != src:
             return markdown
-        page.meta["description"] = term.summary
-        return term_markdown(term, glossary, RelativeLinker(src), SiteSnippets(self.loaded.project.records_dir))
+        page.meta["description"] = html.escape(term.summary)  # Material puts it in content="..." as it is
+        # Search ranks "tags" far above text (Material's search plugin; no tags plugin needed),
+        # so a search for an abbreviation or alias ("SM", "VRAM") lists its term first.
+        page.meta["tags"] = [html.escape(name) for name in (term.abbreviation, *term.aliases) if name]
+        extras = term_extras_markdown(term, self.loaded.diagrams, glossary, href, getattr(self, "link_graph", None))
+        return term_markdown(term, glossary, RelativeLinker(src), SiteSnippets(self.loaded.project.records_dir), extra_after_body=extras)
+
+
+def _href_for(glossary: Glossary, page: Page, files: Files) -> Callable[[str], str | None]:
+    """Term slug -> URL relative to ``page``: raw HTML (inline SVG) gets no link rewriting from MkDocs."""
+
+    def href(slug: str) -> str | None:
+        term = glossary.terms.get(slug)
+        file = files.get_file_from_path(term_src(term)) if term is not None else None
+        return get_relative_url(file.url, page.url) if file is not None else None
+
+    return href

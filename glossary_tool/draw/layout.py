@@ -129,6 +129,7 @@ class _Node:
     w: float = 0.0
     h: float = 0.0
     header_h: float = 0.0
+    header_w: float = 0.0
     inline_caption: bool = False
 
 
@@ -183,7 +184,7 @@ def _expand(box: Box, parent_tone: str, parent_shade: str | None, terms: TermInf
     if box.show is not None:
         rest = box.repeat - box.show
         text = (box.more or "+{rest} more").replace("{rest}", str(rest)).replace("{n}", str(box.repeat))
-        more = Box(line=box.line, label=text, width=box.width, height=box.height, tone=box.tone, dashed=True)
+        more = Box(line=box.line, label=text, height=box.height, tone=box.tone, dashed=True)
         nodes.append(_Node(more, tone, "fill", _lines(text, more, SIZE_LABEL, False), (), None, is_more=True))
     return nodes
 
@@ -191,7 +192,7 @@ def _expand(box: Box, parent_tone: str, parent_shade: str | None, terms: TermInf
 def _lines(text: str | None, box: Box, size: float, container: bool) -> tuple[str, ...]:
     if not text:
         return ()
-    limit = (box.width - 2 * (PAD if container else LEAF_PAD_X)) if box.width else (9999.0 if size == SIZE_LABEL else 240.0)
+    limit = (box.width - (2 * PAD if container else 4.0)) if box.width else (9999.0 if size == SIZE_LABEL else 280.0)
     return wrap(text, max(limit, 40.0), size, bold=container and size == SIZE_LABEL)
 
 
@@ -250,19 +251,33 @@ def _measure(node: _Node) -> None:
         cols = _columns(node)
         rows = math.ceil(len(ws) / cols)
         inner_w, inner_h = cols * max(ws) + gap * (cols - 1), rows * max(hs) + gap * (rows - 1)
-    if node.caption_text and not box.width:  # a wide container's caption may use its width
-        node.caption = wrap(node.caption_text, max(inner_w, 240.0), SIZE_CAPTION)
+    _header(node, max(inner_w, box.width or 0.0) if box.width is None else box.width - 2 * _pad(node))
+    pad = _pad(node)
+    node.w = max(box.width or 0.0, inner_w + 2 * pad, node.header_w + 2 * pad)
+    node.h = max(box.height or 0.0, inner_h + 2 * pad + node.header_h)
+
+
+def _header(node: _Node, width: float) -> None:
+    """Set the caption lines, inline flag and header height of a container for ``width``."""
     label_w = max((text_width(t, SIZE_LABEL, True) for t in node.label), default=0.0)
+    if node.caption_text:
+        node.caption = wrap(node.caption_text, max(width, 240.0), SIZE_CAPTION)
     caption_w = max((text_width(t, SIZE_CAPTION) for t in node.caption), default=0.0)
-    node.inline_caption = bool(node.label and node.caption) and len(node.label) == 1 and len(node.caption) == 1 and label_w + 8 + caption_w <= max(inner_w, box.width or 0.0) - 0
+    node.inline_caption = len(node.label) == 1 and len(node.caption) == 1 and label_w + 8 + caption_w <= width
     if node.inline_caption:
         header_w, header_h = label_w + 8 + caption_w, line_height(SIZE_LABEL)
     else:
         header_w, header_h = _text_block(node, True)
+    node.header_w = header_w
     node.header_h = header_h + HEADER_GAP if header_h else 0.0
-    pad = _pad(node)
-    node.w = max(box.width or 0.0, inner_w + 2 * pad, header_w + 2 * pad)
-    node.h = max(box.height or 0.0, inner_h + 2 * pad + node.header_h)
+
+
+def _rewrap_header(node: _Node, width: float) -> None:
+    """A container stretched wider than measured: fewer caption lines, more room for children."""
+    before = node.header_h
+    _header(node, width)
+    if node.header_h > before:  # never grow: the box height is already fixed
+        _header(node, 1e9)
 
 
 def _place(node: _Node, x: float, y: float, w: float, h: float) -> Placed:
@@ -271,6 +286,8 @@ def _place(node: _Node, x: float, y: float, w: float, h: float) -> Placed:
     pad = _pad(node)
     if not node.children and node.caption_text and not box.width and box.plot is None:
         node.caption = wrap(node.caption_text, max(w - 2 * LEAF_PAD_X, 240.0), SIZE_CAPTION)  # stretched: use the room
+    if node.children and node.caption_text and not box.width:
+        _rewrap_header(node, w - 2 * pad)
     if node.children:
         ix, iy = x + pad, y + pad + node.header_h
         iw, ih = w - 2 * pad, h - 2 * pad - node.header_h
@@ -279,15 +296,17 @@ def _place(node: _Node, x: float, y: float, w: float, h: float) -> Placed:
         if box.layout in ("row", "column"):
             horizontal = box.layout == "row"
             main = [c.w if horizontal else c.h for c in kids]
-            fixed = [(c.box.width if horizontal else c.box.height) is not None for c in kids]
+            fixed = [(c.box.width if horizontal else c.box.height) is not None or c.is_more for c in kids]
             space = (iw if horizontal else ih) - sum(main) - gap * (len(kids) - 1)
             flexible = [i for i, f in enumerate(fixed) if not f]
             offset = 0.0
-            if space > 0 and flexible:
+            if space > 0 and not horizontal and len(kids) > 1:
+                gap += space / (len(kids) - 1)  # a stretched column spreads out: longer arrows, same boxes
+            elif space > 0 and flexible:
                 share = space / len(flexible)
                 main = [m + share if not fixed[i] else m for i, m in enumerate(main)]
             elif space > 0:
-                offset = space / 2
+                offset = {"start": 0.0, "center": space / 2, "end": space}[box.align]
             pos = (ix if horizontal else iy) + offset
             for child, size in zip(kids, main, strict=True):
                 if horizontal:

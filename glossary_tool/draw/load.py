@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import Any
 import yaml
 
 from glossary_tool.diagnostics import Diagnostic, error, warning
-from glossary_tool.draw.model import LAYOUTS, Arrow, Axis, Box, Diagram, Mark, Plot, Series
+from glossary_tool.draw.model import ALIGNS, LAYOUTS, Arrow, Axis, Box, Diagram, Mark, Plot, Series
 from glossary_tool.draw.style import TONES
 from glossary_tool.model import Glossary, Term
 from glossary_tool.text import SLUG_RE
@@ -32,9 +33,12 @@ SUFFIXES = (".yml", ".yaml")
 MAX_BYTES = 500_000
 MAX_REPEAT = 1024
 MAX_BOXES = 5000
+#: Boxes inside boxes, at most: bounds the recursion of reading, layout and drawing (a
+#: self-referencing YAML alias would otherwise recurse until Python gives up).
+MAX_DEPTH = 32
 
 TOP_KEYS = ("title", "description", "layout", "columns", "gap", "boxes", "arrows", "notes", "legend")
-BOX_KEYS = ("label", "caption", "term", "id", "layout", "columns", "gap", "pad", "boxes", "repeat", "show", "more", "width", "height", "tone", "dashed", "plot")
+BOX_KEYS = ("label", "caption", "term", "id", "layout", "align", "columns", "gap", "pad", "boxes", "repeat", "show", "more", "width", "height", "tone", "dashed", "plot")
 ARROW_KEYS = ("from", "to", "label", "dashed", "both")
 PLOT_KEYS = ("width", "height", "x", "y", "series", "marks")
 AXIS_KEYS = ("label", "min", "max", "log", "ticks", "tick_labels")
@@ -68,6 +72,7 @@ class _Reader:
     path: str
     out: list[Diagnostic] = field(default_factory=list)
     count: int = 0
+    depth: int = 0
 
     def fail(self, node: yaml.Node, message: str, code: str = INVALID) -> None:
         self.out.append(error(self.path, _line(node), _col(node), code, message))
@@ -203,6 +208,8 @@ def _box_fields(reader: _Reader, f: Mapping[str, tuple[yaml.Node, yaml.Node]], l
     reader.count += 1
     if reader.count == MAX_BOXES + 1:
         reader.out.append(error(reader.path, line, 1, INVALID, f"a diagram may have at most {MAX_BOXES} boxes"))
+    if reader.count > MAX_BOXES:  # stop reading: YAML aliases can make a small file name billions of boxes
+        return Box(line=line)
 
     def value(key: str) -> yaml.Node | None:
         return f[key][1] if key in f else None
@@ -232,6 +239,13 @@ def _box_fields(reader: _Reader, f: Mapping[str, tuple[yaml.Node, yaml.Node]], l
             reader.fail(n, f"layout '{layout}' is not one of {', '.join(LAYOUTS)}")
         elif layout is not None:
             kw["layout"] = layout
+    n = value("align")
+    if n is not None:
+        align = reader.string(n, "'align'")
+        if align is not None and align not in ALIGNS:
+            reader.fail(n, f"align '{align}' is not one of {', '.join(ALIGNS)}")
+        elif align is not None:
+            kw["align"] = align
     n = value("columns")
     if n is not None:
         kw["columns"] = reader.integer(n, "'columns'", 1, 64)
@@ -272,8 +286,12 @@ def _box_fields(reader: _Reader, f: Mapping[str, tuple[yaml.Node, yaml.Node]], l
         reader.fail(f["id"][1], f"id '{kw['id']}' is inside a repeated box, so it would name several boxes; give the id to the repeated box instead", ID)
         del kw["id"]
     n = value("boxes")
-    if n is not None:
+    if n is not None and reader.depth >= MAX_DEPTH:
+        reader.fail(n, f"boxes may nest at most {MAX_DEPTH} levels deep")
+    elif n is not None:
+        reader.depth += 1
         children = [_box(reader, item, inside_repeat or repeat > 1) for item in reader.sequence(n, "'boxes'")]
+        reader.depth -= 1
         kw["boxes"] = tuple(c for c in children if c is not None)
         if not kw["boxes"] and isinstance(n, yaml.SequenceNode):
             reader.fail(n, "'boxes' is empty; leave it out for a box without children")
@@ -459,6 +477,10 @@ def load_diagrams(directory: Path, root: Path) -> LoadedDiagrams:
             shown = path.relative_to(root).as_posix()
         except ValueError:
             shown = path.as_posix()
+        if path.is_symlink() and not path.resolve().is_relative_to(directory.resolve()):
+            out.append(error(shown, 1, 1, "symlink-outside", f"symbolic link points outside diagrams/ ({os.readlink(path)}); copy the file in instead"))
+            broken.add(path.stem)
+            continue
         text = _read(path, shown, out)
         if text is None:
             broken.add(path.stem)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 #: How a container arranges its children.
 LAYOUTS: tuple[str, ...] = ("row", "column", "grid")
+ALIGNS: tuple[str, ...] = ("start", "center", "end")
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,8 @@ class Box:
     term_line: int = 0
     id: str | None = None
     layout: str = "column"
+    #: Where children that do not fill a row or column sit: start, center or end.
+    align: str = "center"
     columns: int | None = None
     gap: float | None = None
     pad: float | None = None

@@ -10,7 +10,8 @@ which only matches when the SVG *is* the document, so they never fight the site'
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -115,8 +116,17 @@ def dot_class(tone: str) -> str:
     return f"gg-{tone}-dot"
 
 
+def text_class(tone: str) -> str:
+    """Text in a tone's strong colour (section headings on the map)."""
+    return f"gg-{tone}-text"
+
+
 def _rules(palette: Palette) -> list[tuple[str, str]]:
-    """(selector suffix, declarations) pairs for one palette, in a fixed order."""
+    """(selector, declarations) pairs for one palette, in a fixed order.
+
+    Each selector is a single compound (no commas), because :func:`css` prefixes it with the
+    scheme's ancestor selector.
+    """
     rules = [
         (".gg-bg", f"fill:{palette.background}"),
         (".gg-t", f"fill:{palette.text}"),
@@ -128,7 +138,8 @@ def _rules(palette: Palette) -> list[tuple[str, str]]:
         (".gg-axis", f"stroke:{palette.caption}"),
         (".gg-e", f"stroke:{palette.arrow}"),
         (".gg-halo", f"stroke:{palette.background}"),
-        ("a:focus-visible .gg-r,.gg a:focus-visible .gg-hit", f"stroke:{palette.focus}"),
+        ("a:focus-visible .gg-r", f"stroke:{palette.focus}"),
+        ("a:focus-visible .gg-dot", f"stroke:{palette.focus}"),
     ]
     for name in TONES:
         tone = palette.tones[name]
@@ -136,11 +147,25 @@ def _rules(palette: Palette) -> list[tuple[str, str]]:
             rules.append((f".{tone_class(name, shade)}", f"fill:{getattr(tone, shade)};stroke:{tone.stroke}"))
         rules.append((f".{line_class(name)}", f"stroke:{tone.stroke}"))
         rules.append((f".{dot_class(name)}", f"fill:{tone.stroke};stroke:{palette.background}"))
+        if name in SECTIONS:
+            rules.append((f".{text_class(name)}", f"fill:{tone.stroke}"))
     return rules
 
 
-def css() -> str:
-    """The stylesheet every SVG embeds. Identical in every drawing, so inlining many is harmless."""
+def _wanted(selector: str, used: frozenset[str] | None) -> bool:
+    """Keep a tone's rules only if the drawing uses that class (a page may inline many SVGs)."""
+    if used is None:
+        return True
+    return all(c in used for c in re.findall(r"\.(gg-[a-z-]+-(?:wash|tint|fill|line|dot|text))\b", selector))
+
+
+def css(used: Iterable[str] | None = None) -> str:
+    """The stylesheet an SVG embeds: shared rules plus the tone rules for the classes in ``used``.
+
+    Rules never conflict between drawings (same selector, same declarations), so a page that
+    inlines several SVGs gets one consistent style.
+    """
+    keep = frozenset(used) if used is not None else None
     out = [
         f".gg{{font-family:{FONT_FAMILY}}}",
         f".gg text{{font-size:{SIZE_LABEL:g}px}}",
@@ -148,25 +173,28 @@ def css() -> str:
         f".gg .gg-xs{{font-size:{SIZE_SMALL:g}px}}",
         f".gg .gg-h{{font-size:{SIZE_TITLE:g}px;font-weight:700}}",
         ".gg .gg-b{font-weight:600}",
+        ".gg .gg-hx{font-size:15px;font-weight:700}",
+        ".gg .gg-ml{font-size:13px}",
         ".gg .gg-m{text-anchor:middle}",
         ".gg .gg-end{text-anchor:end}",
-        ".gg rect,.gg .gg-hit{stroke-width:1.2px}",
+        ".gg rect{stroke-width:1.2px}",
         ".gg .gg-dash{stroke-dasharray:5 3}",
         ".gg .gg-a{fill:none;stroke-width:1.5px}",
         ".gg .gg-pl{fill:none;stroke-width:2.5px}",
         ".gg .gg-grid,.gg .gg-axis{fill:none;stroke-width:1px}",
-        ".gg .gg-e{fill:none;stroke-width:.8px;stroke-opacity:.22}",
+        ".gg .gg-e{fill:none;stroke-width:.7px;stroke-opacity:.16}",
         ".gg .gg-halo{stroke-width:3.5px;stroke-linejoin:round;paint-order:stroke}",
-        ".gg .gg-hit{fill:transparent;stroke:none}",
         ".gg a{cursor:pointer}",
         ".gg a:hover .gg-r,.gg a:focus .gg-r{stroke-width:2.6px}",
         ".gg a:hover text,.gg a:focus text{text-decoration:underline}",
         ".gg a:hover .gg-dot,.gg a:focus .gg-dot{stroke-width:2.5px}",
         ".gg a:focus{outline:none}",
-        ".gg a:focus-visible .gg-r,.gg a:focus-visible .gg-hit{stroke-width:3px}",
+        ".gg a:focus-visible .gg-r,.gg a:focus-visible .gg-dot{stroke-width:3px}",
     ]
     light = _rules(LIGHT)
     dark = _rules(DARK)
+    light = [(sel, decl) for sel, decl in light if _wanted(sel, keep)]
+    dark = [(sel, decl) for sel, decl in dark if _wanted(sel, keep)]
     out += [f".gg {sel}{{{decl}}}" for sel, decl in light]
     out.append(".gg .gg-bg{fill:none}")  # inline in a page, the page is the background
     out.append(f":root.gg .gg-bg{{fill:{LIGHT.background}}}")  # standalone: paint one

@@ -9,11 +9,11 @@ standalone file. Output depends only on its inputs: same source, same bytes.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+import re
+from collections.abc import Callable
 from xml.sax.saxutils import escape, quoteattr
 
 from glossary_tool.draw.layout import (
-    LEAF_PAD_Y,
     MARGIN,
     Layout,
     Placed,
@@ -29,7 +29,11 @@ from glossary_tool.draw.style import SIZE_CAPTION, SIZE_LABEL, SIZE_SMALL, SIZE_
 from glossary_tool.model import SECTION_TITLES, Glossary
 
 HrefForSlug = Callable[[str], str | None]
+#: Replaced by :func:`close_svg` with the CSS for the classes the drawing actually uses.
+STYLE_SLOT = "<style>\x00</style>"
+_CLASSES = re.compile(r'class="([^"]*)"')
 SVG_NS = "http://www.w3.org/2000/svg"
+XLINK_NS = "http://www.w3.org/1999/xlink"
 ARROW_HEAD = 8.0
 
 
@@ -51,12 +55,20 @@ def open_svg(width: float, height: float, label: str, desc: str, uid: str, extra
     """The root element, accessible name and description, and the shared stylesheet."""
     cls = f"gg {extra_class}".strip()
     return [
-        f'<svg xmlns="{SVG_NS}" class="{cls}" viewBox="0 0 {num(width)} {num(height)}" width="{num(width)}" height="{num(height)}" role="group" aria-label={attr(label)} aria-describedby="{uid}-d">',
+        f'<svg xmlns="{SVG_NS}" xmlns:xlink="{XLINK_NS}" class="{cls}" viewBox="0 0 {num(width)} {num(height)}" width="{num(width)}" height="{num(height)}" role="group" aria-label={attr(label)} aria-describedby="{uid}-d">',
         f"<title>{escape(label)}</title>",
         f'<desc id="{uid}-d">{escape(desc)}</desc>',
-        f"<style>{css()}</style>",
+        STYLE_SLOT,
         f'<rect class="gg-bg" x="0" y="0" width="{num(width)}" height="{num(height)}"/>',
     ]
+
+
+def close_svg(out: list[str]) -> str:
+    """Finish a drawing started with :func:`open_svg`: fill in its stylesheet, join the lines."""
+    out.append("</svg>")
+    text = "\n".join(out) + "\n"
+    used = {c for group in _CLASSES.findall(text) for c in group.split()}
+    return text.replace(STYLE_SLOT, f"<style>{css(used)}</style>", 1)
 
 
 def link_open(href: str | None, name: str, tooltip: str, *, primary: bool = True) -> str:
@@ -64,13 +76,17 @@ def link_open(href: str | None, name: str, tooltip: str, *, primary: bool = True
 
     Copies of a repeated box (``primary=False``) stay clickable but leave the tab order and
     the accessibility tree: 144 identical "SM" links would bury the one that matters.
+
+    The target goes in ``xlink:href``, which every browser and EPUB reader follows: Material's
+    instant navigation rewrites each ``[href]`` element by assigning ``el.href = el.href``, and
+    an SVG link's ``href`` property is read-only, so a plain ``href`` throws on every page load.
     """
     title = f"<title>{escape(tooltip)}</title>"
     if href is None:
         return f"<g>{title}"
     if not primary:
-        return f'<a href={attr(href)} tabindex="-1" aria-hidden="true">{title}'
-    return f'<a href={attr(href)} tabindex="0" aria-label={attr(name)}>{title}'
+        return f'<a xlink:href={attr(href)} tabindex="-1" aria-hidden="true">{title}'
+    return f'<a xlink:href={attr(href)} tabindex="0" aria-label={attr(name)}>{title}'
 
 
 def link_close(href: str | None) -> str:
@@ -107,8 +123,7 @@ def render_diagram_svg(diagram: Diagram, glossary: Glossary, href_for_slug: Href
         for line in note:
             out.append(text_el(MARGIN, y, line, "gg-c gg-xs"))
             y += line_height(SIZE_SMALL)
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
+    return close_svg(out)
 
 
 def _rect(p: Placed) -> str:
@@ -151,28 +166,18 @@ def _boxes(out: list[str], p: Placed, glossary: Glossary, href_for_slug: HrefFor
     href = href_for_slug(term.slug) if term else None
     visible = " ".join([*p.label_lines]) or (term.title if term else "")
     name = visible if not term or visible.casefold() == term.display_title.casefold() else f"{visible}: {term.display_title}"
-    tooltip = f"{term.display_title}: {term.summary}" if term else ""
+    # Copies of a repeated box (144 SMs) get the name only: the summary is on the first one.
+    tooltip = (f"{term.display_title}: {term.summary}" if p.copy == 0 else term.display_title) if term else ""
     container = p.is_container
     if not p.is_root and not (is_frame(p.box) and not p.is_more):
-        if term and not container:
+        # A term box is one link: its rectangle and its own text. A container's children are
+        # drawn after (on top), so links never nest and each child keeps its own target.
+        if term:
             out.append(link_open(href, name, tooltip, primary=p.copy == 0))
-            out.append(_rect(p))
-            out += _leaf_text(p)
+        out.append(_rect(p))
+        out += _header_text(p) if container else _leaf_text(p)
+        if term:
             out.append(link_close(href))
-        else:
-            out.append(_rect(p))
-            if container:
-                header = _header_text(p)
-                if term and header:
-                    out.append(link_open(href, name, tooltip, primary=p.copy == 0))
-                    hit_w = min(p.w - 2, max(text_width(t, SIZE_LABEL, True) for t in p.label_lines) + 2 * p.pad) if p.label_lines else p.w - 2
-                    out.append(f'<rect class="gg-hit" x="{num(p.x + 1)}" y="{num(p.y + 1)}" width="{num(hit_w)}" height="{num(p.header_h + p.pad - 2)}" rx="3"/>')
-                    out += header
-                    out.append(link_close(href))
-                else:
-                    out += header
-            else:
-                out += _leaf_text(p)
     if p.box.plot is not None:
         _plot(out, p, p.box.plot)
     for child in p.children:
@@ -210,12 +215,25 @@ def _arrows(out: list[str], diagram: Diagram, lay: Layout) -> None:
         if arrow.both:
             out.append(arrow_head(seg.x2, seg.y2, seg.x1, seg.y1))
         if arrow.label:
-            mx, my = (seg.x1 + seg.x2) / 2, (seg.y1 + seg.y2) / 2
-            w = text_width(arrow.label, SIZE_CAPTION) + 8
-            h = line_height(SIZE_CAPTION) + 2
-            labels.append(f'<rect class="gg-lbg" x="{num(mx - w / 2)}" y="{num(my - h / 2)}" width="{num(w)}" height="{num(h)}" rx="3"/>')
-            labels.append(text_el(mx, my + SIZE_CAPTION * 0.35, arrow.label, "gg-c gg-s gg-m"))
+            labels += _arrow_label(seg.x1, seg.y1, seg.x2, seg.y2, arrow.label, lay.width - MARGIN)
     out += labels  # labels above every line, so no arrow crosses a label
+
+
+def _arrow_label(x1: float, y1: float, x2: float, y2: float, label: str, right: float) -> list[str]:
+    """Beside a vertical arrow, above a horizontal one, on a backing plate across a diagonal."""
+    mx, my = (x1 + x2) / 2, (y1 + y2) / 2
+    if abs(x2 - x1) < 0.5:
+        if mx + 6 + text_width(label, SIZE_CAPTION) > right:  # no room on the right: go left
+            return [text_el(mx - 6, my + SIZE_CAPTION * 0.35, label, "gg-c gg-s gg-end gg-halo")]
+        return [text_el(mx + 6, my + SIZE_CAPTION * 0.35, label, "gg-c gg-s gg-halo")]
+    if abs(y2 - y1) < 0.5:
+        return [text_el(mx, my - 5, label, "gg-c gg-s gg-m gg-halo")]
+    w = text_width(label, SIZE_CAPTION) + 8
+    h = line_height(SIZE_CAPTION) + 2
+    return [
+        f'<rect class="gg-lbg" x="{num(mx - w / 2)}" y="{num(my - h / 2)}" width="{num(w)}" height="{num(h)}" rx="3"/>',
+        text_el(mx, my + SIZE_CAPTION * 0.35, label, "gg-c gg-s gg-m"),
+    ]
 
 
 def _legend(out: list[str], lay: Layout) -> None:
@@ -294,13 +312,4 @@ def _plot(out: list[str], p: Placed, plot: Plot) -> None:
     out += labels
 
 
-def stack_lines(lines: Iterable[str], x: float, y: float, cls: str, size: float) -> list[str]:
-    """Consecutive text lines starting at baseline ``y``."""
-    out = []
-    for line in lines:
-        out.append(text_el(x, y, line, cls))
-        y += line_height(size)
-    return out
-
-
-__all__ = ["HrefForSlug", "LEAF_PAD_Y", "arrow_head", "attr", "link_close", "link_open", "num", "open_svg", "render_diagram_svg", "stack_lines", "term_info", "text_el"]
+__all__ = ["HrefForSlug", "arrow_head", "attr", "close_svg", "link_close", "link_open", "num", "open_svg", "render_diagram_svg", "term_info", "text_el"]

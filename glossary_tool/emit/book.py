@@ -17,8 +17,10 @@ import os
 import subprocess
 import uuid
 import zipfile
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from markdown_it import MarkdownIt
 from pygments import highlight
@@ -119,8 +121,35 @@ class Book:
     identifier: str
     modified: str
     site_url: str
+    #: name -> Diagram (glossary_tool.draw); drawn inline as SVG after the term's body
+    diagrams: Mapping[str, Any] = field(default_factory=dict)
 
-    def term_xhtml(self, term: Term) -> str:
+    def figures(self, term: Term, drawn: dict[str, str]) -> str:
+        """Each diagram is drawn once in the book (SVG ids must be unique in a document);
+        later terms that show it link back to that figure. ``drawn``: name -> chapter file."""
+        from glossary_tool.draw import render_diagram_svg
+
+        linker = BookLinker(self.glossary)
+
+        def href(slug: str) -> str | None:
+            target = self.glossary.terms.get(slug)
+            return linker.to_term(target) if target is not None else None
+
+        out = []
+        for name in term.diagrams:
+            diagram = self.diagrams.get(name)
+            if diagram is None:
+                continue
+            if name in drawn:
+                link = f"{drawn[name]}#diagram-{name}"
+                out.append(f'<p class="badge">Diagram: <a href="{link}">{html.escape(diagram.title)}</a>, drawn with an earlier term.</p>')
+                continue
+            drawn[name] = chapter_file(term.section)
+            svg = render_diagram_svg(diagram, self.glossary, href)
+            out.append(f'<figure id="diagram-{name}">{svg}<figcaption>{html.escape(diagram.description)}</figcaption></figure>')
+        return "".join(out)
+
+    def term_xhtml(self, term: Term, drawn: dict[str, str] | None = None) -> str:
         linker = BookLinker(self.glossary)
         text = term_markdown(term, self.glossary, linker, PlainSnippets(self.records_root), title_level=2)
         body = _heading_ids(_xhtml(_markdown().render(text)), term.slug)
@@ -128,13 +157,14 @@ class Book:
         title = f'<h2 id="term-{term.slug}">{html.escape(term.display_title)}</h2>'
         body = body.split("</h2>", 1)[1] if body.startswith("<h2>") else body
         summary = f'<p class="summary">{html.escape(term.summary)}</p>'
-        return f"<section>{title}{summary}{body}</section>"
+        return f"<section>{title}{summary}{body}{self.figures(term, {} if drawn is None else drawn)}</section>"
 
-    def section_xhtml(self, section: Section) -> str:
+    def section_xhtml(self, section: Section, drawn: dict[str, str] | None = None) -> str:
         linker = BookLinker(self.glossary)
         intro = BodyRewriter(self.glossary, linker).body(section.page) if section.page is not None else section.summary
         parts = [f'<h1 id="section-{section.slug}">{html.escape(section.title)}</h1>', _xhtml(_markdown().render(intro))]
-        parts += [self.term_xhtml(self.glossary.terms[s]) for s in section.terms]
+        drawn = {} if drawn is None else drawn
+        parts += [self.term_xhtml(self.glossary.terms[s], drawn) for s in section.terms]
         return "".join(parts)
 
     def az_xhtml(self) -> str:
@@ -160,7 +190,8 @@ class Book:
 
     def chapters(self) -> list[tuple[str, str, str]]:
         """(file, title, xhtml body) in reading order."""
-        out = [(chapter_file(s), s.title, self.section_xhtml(s)) for s in self.glossary.sections]
+        drawn: dict[str, str] = {}
+        out = [(chapter_file(s), s.title, self.section_xhtml(s, drawn)) for s in self.glossary.sections]
         out.append(("rosetta.xhtml", "Rosetta", self.rosetta_xhtml()))
         out.append(("a-z.xhtml", "A-Z index", self.az_xhtml()))
         return out
@@ -196,7 +227,7 @@ def make_book(loaded, site_url: str = "https://gpu-glossary.github.io/gpu-glossa
     title = glossary.home.title if glossary.home else "GPU Glossary"
     identifier = f"urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, site_url)}"
     modified = source_date(loaded.project.root).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return Book(glossary, loaded.project.records_dir, title, identifier, modified, site_url)
+    return Book(glossary, loaded.project.records_dir, title, identifier, modified, site_url, dict(getattr(loaded, "diagrams", {}) or {}))
 
 
 def epub_bytes(book: Book) -> bytes:

@@ -6,8 +6,10 @@ templates in ``llms_txt/`` at the repository root.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import jinja2
 
@@ -16,7 +18,7 @@ from glossary_tool.emit.links import AbsoluteLinker, AnchorLinker, term_anchor, 
 from glossary_tool.emit.markdown import BodyRewriter, term_markdown
 from glossary_tool.emit.pages import az_markdown, rosetta_markdown
 from glossary_tool.emit.snippets import PlainSnippets
-from glossary_tool.model import Glossary
+from glossary_tool.model import Glossary, Term
 
 ABOUT = (
     "An interlinked dictionary of the GPU stack (device hardware, device software, host software, "
@@ -40,7 +42,17 @@ def _env(templates: Path) -> jinja2.Environment:
     return jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates)), autoescape=False, keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
 
 
-def render_llms(glossary: Glossary, records_root: Path, templates: Path, site_url: str, site_name: str) -> LlmsFiles:
+def diagram_text(term: Term, diagrams: Mapping[str, Any], heading: str = "Diagram") -> str:
+    """Diagrams as their text descriptions: an LLM reads words, not SVG."""
+    parts = []
+    for name in term.diagrams:
+        diagram = diagrams.get(name)
+        if diagram is not None:
+            parts.append(f"*{heading}: {diagram.title}.* {diagram.description}")
+    return "\n\n".join(parts)
+
+
+def render_llms(glossary: Glossary, records_root: Path, templates: Path, site_url: str, site_name: str, diagrams: Mapping[str, Any] | None = None) -> LlmsFiles:
     absolute = AbsoluteLinker(site_url)
     anchors = AnchorLinker()
     snippets = PlainSnippets(records_root)
@@ -55,8 +67,9 @@ def render_llms(glossary: Glossary, records_root: Path, templates: Path, site_ur
         sections.append({"title": section.title, "terms": [{"display_title": t.display_title, "url": absolute.to_term(t), "summary": t.summary} for t in terms]})
         full_terms = []
         for term in terms:
-            files[term_src(term)] = term_markdown(term, glossary, absolute, snippets)
-            full_terms.append({"anchor": term_anchor(term.slug), "markdown": term_markdown(term, glossary, anchors, snippets, title_level=3).strip()})
+            figures = diagram_text(term, diagrams or {})
+            files[term_src(term)] = term_markdown(term, glossary, absolute, snippets, extra_after_body=figures)
+            full_terms.append({"anchor": term_anchor(term.slug), "markdown": term_markdown(term, glossary, anchors, snippets, title_level=3, extra_after_body=figures).strip()})
         intro = BodyRewriter(glossary, anchors).body(section.page) if section.page is not None else section.summary
         full_sections.append({"title": section.title, "anchor": f"section-{section.slug}", "summary": intro, "terms": full_terms})
     files["a-z.md"] = az_markdown(glossary, absolute)

@@ -18,7 +18,9 @@ SnippetRenderer = Callable[[Term, Snippet], str]
 
 
 def md_escape_text(text: str) -> str:
-    return re.sub(r"([\\\[\]*_`<])", r"\\\1", text)
+    """Plain text as Markdown text. '<' becomes '&lt;': Python-Markdown, which renders the site,
+    has no backslash escape for it, so ``var\\<uniform>`` reached pages as a raw tag."""
+    return re.sub(r"([\\\[\]*_`])", r"\\\1", text).replace("<", "&lt;")
 
 
 def md_title(text: str) -> str:
@@ -67,6 +69,14 @@ def display_text(xref: XRef, target: Term) -> str:
     return written + xref.suffix
 
 
+def _bang_before(text: str, col: int) -> bool:
+    """True where an unescaped '!' right before ``col`` would turn the link there into an image."""
+    if col == 0 or text[col - 1] != "!":
+        return False
+    head = text[: col - 1]
+    return (len(head) - len(head.rstrip("\\"))) % 2 == 0
+
+
 @dataclass(frozen=True)
 class BodyRewriter:
     glossary: Glossary
@@ -89,6 +99,8 @@ class BodyRewriter:
             text = lines[index]
             for col, length, replacement in sorted(edit, reverse=True):
                 text = text[:col] + replacement + text[col + length :]
+                if replacement.startswith("[") and _bang_before(text, col):  # "Wow![[x]]": a link, not an image
+                    text = text[: col - 1] + "\\" + text[col - 1 :]
             lines[index] = text
         if self.snippet_renderer is not None:
             for snippet in sorted(term.snippets, key=lambda s: s.body_start, reverse=True):
@@ -107,7 +119,7 @@ def equivalents_table(term: Term) -> str:
     rows = ["| Platform | Name |", "| --- | --- |"]
     for key, value in term.equivalents:
         label = VENDORS.get(key, key)
-        rows.append(f"| {label} | {value.replace('|', '&#124;')} |")
+        rows.append(f"| {label} | {md_escape_text(value).replace('|', '&#124;')} |")
     return "\n".join(rows)
 
 
