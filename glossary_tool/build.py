@@ -39,9 +39,13 @@ def build_site(root: Path, out: Path | None, *, strict: bool = False, book: bool
             config = load_config(str(loaded.project.mkdocs_yml), site_dir=str(staging), strict=strict)
             previous = os.environ.get("GLOSSARY_BOOK")
             os.environ["GLOSSARY_BOOK"] = "1" if book else "0"
+            from glossary_tool.adapters import mkdocs_plugin
+
+            mkdocs_plugin.hand_over(loaded)  # the plugin uses it instead of loading everything again
             try:
                 build(config)
             finally:
+                mkdocs_plugin.hand_over(None)
                 config.plugins.on_shutdown()
                 if previous is None:
                     os.environ.pop("GLOSSARY_BOOK", None)

@@ -51,6 +51,16 @@ OVERRIDES = {
 }
 
 
+_handed_over: Loaded | None = None
+
+
+def hand_over(loaded: Loaded | None) -> None:
+    """``glossary build`` has just loaded the project to check it: the next on_config of the
+    same root (in this process) takes that result instead of loading every file again."""
+    global _handed_over
+    _handed_over = loaded
+
+
 class GlossaryConfig(Config):
     root = config_options.Type(str, default="")
     fail_on_errors = config_options.Type(bool, default=False)
@@ -62,7 +72,11 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         docs = Path(config.docs_dir)
         root = Path(self.config.root) if self.config.root else docs.parent
-        self.loaded = load_project(root)
+        global _handed_over
+        if _handed_over is not None and _handed_over.project.root.resolve() == root.resolve():
+            self.loaded, _handed_over = _handed_over, None
+        else:
+            self.loaded = load_project(root)
         errors = [d for d in self.loaded.diagnostics if d.severity is Severity.ERROR]
         for diagnostic in sorted(set(self.loaded.diagnostics)):
             # Errors are MkDocs warnings, so `mkdocs build --strict` fails on them too.

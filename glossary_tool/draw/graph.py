@@ -28,6 +28,11 @@ from glossary_tool.model import SECTION_TITLES, Glossary, Term
 MAP_SRC = "map.md"
 SEED = 20240607
 ITERATIONS = 160
+#: Sections with more terms than this get the grid variants of the layout steps (forces and
+#: overlap removal only between nearby nodes): linear instead of quadratic in the section's
+#: size, so a 5,000-term map takes seconds, not two minutes. Smaller sections (all of the
+#: real glossary's) keep the exact all-pairs computation and so their layout.
+EXACT_LIMIT = 80
 #: Target share of terms that get a printed label on the map; the rest show it on hover.
 LABEL_SHARE = 0.22
 #: Map labels are a little larger than captions: the map is wide and shown scaled down.
@@ -35,6 +40,8 @@ MAP_LABEL = 13.0
 #: This many most-linked terms are always labelled, even over a neighbour's circle.
 FORCED_LABELS = 24
 _PAD = 28.0
+#: Grid cell (px) of the label placer's spatial index.
+_CELL = 64.0
 
 
 def term_graph(glossary: Glossary) -> nx.DiGraph:
@@ -99,10 +106,21 @@ def _fruchterman_reingold(nodes: list[str], edges: list[tuple[str, str]], rank: 
         pos[slug] = [dx / d * radius, dy / d * radius]
     k = math.sqrt(1.0 / n)
     temperature = 0.1
-    cool = temperature / (ITERATIONS + 1)
-    for _ in range(ITERATIONS):
+    # a big section gets fewer (and cheaper) iterations: 160 up to EXACT_LIMIT nodes, 128 at 100, 40 from 320 on
+    iterations = ITERATIONS if n <= EXACT_LIMIT else max(40, ITERATIONS * EXACT_LIMIT // n)
+    cool = temperature / (iterations + 1)
+    for _ in range(iterations):
         disp = {slug: [0.0, 0.0] for slug in nodes}
-        for i, a in enumerate(nodes):
+        if n > EXACT_LIMIT:  # only pairs closer than 2k: Fruchterman and Reingold's grid variant
+            for a, b in _near_pairs(nodes, pos, 2 * k):
+                dx, dy = pos[a][0] - pos[b][0], pos[a][1] - pos[b][1]
+                d2 = dx * dx + dy * dy or 1e-9
+                f = k * k / d2
+                disp[a][0] += dx * f
+                disp[a][1] += dy * f
+                disp[b][0] -= dx * f
+                disp[b][1] -= dy * f
+        for i, a in enumerate(nodes if n <= EXACT_LIMIT else ()):
             ax, ay = pos[a]
             for b in nodes[i + 1 :]:
                 dx, dy = ax - pos[b][0], ay - pos[b][1]
@@ -130,6 +148,30 @@ def _fruchterman_reingold(nodes: list[str], edges: list[tuple[str, str]], rank: 
     return {slug: (p[0], p[1]) for slug, p in pos.items()}
 
 
+def _near_pairs(order: list[str], pos: dict[str, list[float]], reach: float) -> list[tuple[str, str]]:
+    """Every pair of points at most ``reach`` apart (each pair once, in no particular but a
+    fixed order), found through a grid of ``reach``-sized cells: linear, not quadratic."""
+    cells: dict[tuple[int, int], list[tuple[str, float, float]]] = {}
+    for slug in order:
+        x, y = pos[slug]
+        cells.setdefault((math.floor(x / reach), math.floor(y / reach)), []).append((slug, x, y))
+    limit = reach * reach
+    pairs: list[tuple[str, str]] = []
+    for (cx, cy), members in cells.items():
+        for index, (a, ax, ay) in enumerate(members):
+            for b, bx, by in members[index + 1 :]:
+                if (ax - bx) ** 2 + (ay - by) ** 2 <= limit:
+                    pairs.append((a, b))
+        for dx, dy in ((1, -1), (1, 0), (1, 1), (0, 1)):  # each neighbouring cell once
+            other = cells.get((cx + dx, cy + dy))
+            if other:
+                for a, ax, ay in members:
+                    for b, bx, by in other:
+                        if (ax - bx) ** 2 + (ay - by) ** 2 <= limit:
+                            pairs.append((a, b))
+    return pairs
+
+
 def _spread(unit: dict[str, tuple[float, float]], size: float) -> dict[str, list[float]]:
     """Even out a force layout's density: pull stray nodes in, open up the crowded core.
 
@@ -154,24 +196,25 @@ def _spread(unit: dict[str, tuple[float, float]], size: float) -> dict[str, list
 
 def _separate(points: dict[str, list[float]], radius: dict[str, float], order: list[str], passes: int = 40) -> None:
     """Push overlapping circles apart (in place) so every node stays visible and clickable."""
+    reach = 2 * max(radius[s] for s in order) + 3.0 if order else 0.0
     for _ in range(passes):
         moved = False
-        for i, a in enumerate(order):
-            for b in order[i + 1 :]:
-                dx, dy = points[b][0] - points[a][0], points[b][1] - points[a][1]
-                want = radius[a] + radius[b] + 3.0
-                d2 = dx * dx + dy * dy
-                if d2 >= want * want:
-                    continue
-                d = math.sqrt(d2) or 1e-6
-                if d2 == 0:
-                    dx, dy, d = 1.0, 0.0, 1.0
-                push = (want - d) / 2
-                points[a][0] -= dx / d * push
-                points[a][1] -= dy / d * push
-                points[b][0] += dx / d * push
-                points[b][1] += dy / d * push
-                moved = True
+        # above EXACT_LIMIT, only pairs near enough to overlap (positions as the pass starts)
+        for a, b in (_near_pairs(order, points, reach) if len(order) > EXACT_LIMIT else itertools.combinations(order, 2)):
+            dx, dy = points[b][0] - points[a][0], points[b][1] - points[a][1]
+            want = radius[a] + radius[b] + 3.0
+            d2 = dx * dx + dy * dy
+            if d2 >= want * want:
+                continue
+            d = math.sqrt(d2) or 1e-6
+            if d2 == 0:
+                dx, dy, d = 1.0, 0.0, 1.0
+            push = (want - d) / 2
+            points[a][0] -= dx / d * push
+            points[a][1] -= dy / d * push
+            points[b][0] += dx / d * push
+            points[b][1] += dy / d * push
+            moved = True
         if not moved:
             break
 
@@ -317,6 +360,21 @@ def _labels(glossary: Glossary, nodes: tuple[MapNode, ...], headings: tuple[tupl
     h = line_height(MAP_LABEL)
 
     node_boxes = len(nodes)
+    # boxes by grid cell, so a candidate is tested against its neighbours only, not against
+    # every box (quadratic in the number of terms); same boxes, same order, same result
+    cells: dict[tuple[int, int], list[int]] = {}
+
+    def cells_of(box: tuple[float, float, float, float]) -> Iterable[tuple[int, int]]:
+        return itertools.product(range(math.floor(box[0] / _CELL), math.floor(box[2] / _CELL) + 1), range(math.floor(box[1] / _CELL), math.floor(box[3] / _CELL) + 1))
+
+    def add(box: tuple[float, float, float, float]) -> None:
+        for cell in cells_of(box):
+            cells.setdefault(cell, []).append(len(boxes))
+        boxes.append(box)
+
+    for index, box in enumerate(boxes):
+        for cell in cells_of(box):
+            cells.setdefault(cell, []).append(index)
 
     def cost(box: tuple[float, float, float, float], own: MapNode) -> float | None:
         """Area of nodes the label would cover; None where it would cover a label or heading."""
@@ -324,7 +382,8 @@ def _labels(glossary: Glossary, nodes: tuple[MapNode, ...], headings: tuple[tupl
         if x0 < 2 or x1 > width - 2:
             return None
         covered = 0.0
-        for index, (bx0, by0, bx1, by1) in enumerate(boxes):
+        for index in sorted({i for cell in cells_of(box) for i in cells.get(cell, ())}):
+            bx0, by0, bx1, by1 = boxes[index]
             if index < node_boxes and nodes[index] is own:
                 continue
             if x0 < bx1 and bx0 < x1 and y0 < by1 and by0 < y1:
@@ -356,7 +415,7 @@ def _labels(glossary: Glossary, nodes: tuple[MapNode, ...], headings: tuple[tupl
         if best is not None:
             anchor, x, y, box = candidates[best[1]]
             out.append(MapLabel(node.slug, text, round(x, 1), round(y, 1), anchor))
-            boxes.append(box)
+            add(box)
     return tuple(out)
 
 

@@ -7,7 +7,9 @@ and every structural problem: unterminated fences, unsafe HTML, bad snippet opti
 
 from __future__ import annotations
 
+import bisect
 import difflib
+import html
 import re
 from dataclasses import dataclass
 
@@ -32,11 +34,20 @@ _OPTION_CHECKS = {
     "args": (re.compile(r"^[^;&|`$<>\\]*$"), "plain arguments (no shell characters)"),
 }
 _UNSAFE_TAG = re.compile(r"<\s*/?\s*(script|iframe|frame|frameset|object|embed|applet|base|meta)\b", re.I)
-_EVENT_ATTR = re.compile(r"<[^>]*\son[a-z]+\s*=", re.I | re.S)
-_BAD_URL_ATTR = re.compile(r"\b(?:href|src|action|formaction|xlink:href|srcset|poster)\s*=\s*[\"']?\s*(javascript|vbscript|data)\s*:", re.I)
-_BAD_MD_URL = re.compile(r"(?:\]\(\s*<?|^\s*\[[^\]]+\]:\s*<?|<)\s*(javascript|vbscript|data)\s*:", re.I | re.M)
+# HTML parsers also split attributes at '/' and right after a closing quote: <img/src=x/onerror=f()>
+_EVENT_ATTR = re.compile(r"<[^>]*?[\s/\"']on[a-z]+\s*=", re.I | re.S)
+_URL_ATTR = re.compile(r"[\s/\"'](?:href|src|action|formaction|xlink:href|srcset|poster|data|background|cite|codebase)\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s>\"']+)", re.I)
+# Markdown link destinations: [t](dest), [t](<dest>), reference definitions, <scheme:...> autolinks
+_MD_DEST = re.compile(r"\]\(\s*<([^>\n]*)>|\]\(\s*([^\s)]+)|^ {0,3}\[[^\]\n]+\]:\s*<?([^\s>]+)|<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*)>", re.M)
+# attr_list (enabled in mkdocs.yml) puts any attribute on the element: {: onclick="..." }
+_ATTR_LIST = re.compile(r"\{:?([^}\n]*)\}")
+_ATTR_EVENT = re.compile(r"(?:^|[\s\"'])on[a-z]+\s*=", re.I)
+_ATTR_URL = re.compile(r"(?:^|\s)(?:href|src|action|formaction|xlink:href|srcset|poster|data)\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s\"']+)", re.I)
+_URL_NOISE = re.compile(r"[\x00-\x20\x7f]+")  # browsers drop tabs and newlines inside URLs
+_BAD_SCHEMES = ("javascript:", "vbscript:", "data:")
 _VOID_TAG = re.compile(r"<(area|base|br|col|embed|hr|img|input|link|meta|source|track|wbr)\b", re.I)
 _CODE_SPAN = re.compile(r"(`+)(?:.|\n)*?\1")
+_NEWLINE = re.compile(r"\n")
 _FENCE_CLOSE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*$")
 
 _PARSER: MarkdownIt | None = None
@@ -100,15 +111,67 @@ def _fence_closed(lines: list[str], token: Token) -> bool:
     return bool(match) and match.group(1)[0] == token.markup[0] and len(match.group(1)) >= len(token.markup)
 
 
+def _bad_scheme(url: str) -> str | None:
+    """The scheme a browser would follow, when it is one that runs script or embeds a document.
+
+    Entities are decoded (``jav&#x61;script:``, ``javascript&colon;``) and whitespace and control
+    characters dropped (``java\tscript:``) first, as a browser does with an attribute value;
+    Python-Markdown, which renders the site, passes both through untouched.
+    """
+    seen = _URL_NOISE.sub("", html.unescape(url.strip("\"'"))).lower()
+    return next((scheme[:-1] for scheme in _BAD_SCHEMES if seen.startswith(scheme)), None)
+
+
 def _check_html(path: str, line: int, content: str, out: list[Diagnostic]) -> None:
+    """Unsafe tags, event handlers and script URLs in raw HTML or Markdown text (code removed).
+
+    ``line`` is the file line of the first line of ``content``; each problem is reported on
+    the line where it starts.
+    """
+
+    def at(pos: int) -> int:
+        return line + content.count("\n", 0, pos)
+
     tag = _UNSAFE_TAG.search(content)
     if tag:
-        out.append(error(path, line, 1, "unsafe-html", f"raw <{tag.group(1).lower()}> is not allowed in term files: it can run script or load other pages"))
-    if _EVENT_ATTR.search(content):
-        out.append(error(path, line, 1, "unsafe-html", "HTML event-handler attributes (on...=) are not allowed in term files"))
-    url = _BAD_URL_ATTR.search(content)
-    if url:
-        out.append(error(path, line, 1, "unsafe-url", f"'{url.group(1).lower()}:' URLs are not allowed in term files"))
+        out.append(error(path, at(tag.start()), 1, "unsafe-html", f"raw <{tag.group(1).lower()}> is not allowed in term files: it can run script or load other pages"))
+    attr_lists = list(_ATTR_LIST.finditer(content))
+    event = _EVENT_ATTR.search(content) or next((m for m in attr_lists if _ATTR_EVENT.search(m.group(1))), None)
+    if event:
+        out.append(error(path, at(event.start()), 1, "unsafe-html", "HTML event-handler attributes (on...=) are not allowed in term files"))
+    urls = [(m.start(), m.group(1)) for m in _URL_ATTR.finditer(content)]
+    urls += [(m.start(), next(g for g in m.groups() if g is not None)) for m in _MD_DEST.finditer(content)]
+    urls += [(m.start(), u.group(1)) for m in attr_lists for u in _ATTR_URL.finditer(m.group(1))]
+    bad = min(((pos, scheme) for pos, url in urls if (scheme := _bad_scheme(url))), default=None)
+    if bad:
+        out.append(error(path, at(bad[0]), 1, "unsafe-url", f"'{bad[1]}:' URLs are not allowed in term files"))
+
+
+def _truncated_at(body: str, tokens: list[Token]) -> int | None:
+    """0-based body line from which markdown-it dropped the text because nesting hit maxNesting.
+
+    markdown-it silently skips the rest of the document there (its guard against deep
+    recursion). Only a token stream that reaches the limit is re-parsed without it, to tell
+    a truncated parse from one that merely came close.
+    """
+    limit = parser().options["maxNesting"]
+    if not tokens or max(t.level for t in tokens) < limit - 1:
+        return None
+    # the first line after the deepest parsed block: where the dropped text begins
+    deep_blocks = [t.map for t in tokens if t.map and t.level >= limit - 2]
+    deepest = max((t.map[1] for t in tokens if t.map and t.nesting == 0 and t.level >= limit - 2), default=deep_blocks[0][0] if deep_blocks else 0)
+    global _DEEP_PARSER
+    if _DEEP_PARSER is None:
+        _DEEP_PARSER = make_parser()
+        _DEEP_PARSER.options["maxNesting"] = 10_000
+    try:
+        full = _DEEP_PARSER.parse(body)
+    except RecursionError:
+        return deepest
+    return deepest if len(full) != len(tokens) else None
+
+
+_DEEP_PARSER: MarkdownIt | None = None
 
 
 def parse_body(path: str, body: str, offset: int, *, is_term: bool = True) -> ParsedBody:
@@ -119,6 +182,9 @@ def parse_body(path: str, body: str, offset: int, *, is_term: bool = True) -> Pa
         tokens = parser().parse(body)
     except RecursionError:
         return ParsedBody((), (), (), 0, (error(path, offset + 1, 1, "markdown-too-deep", "Markdown nesting is too deep to parse"),))
+    deep = _truncated_at(body, tokens)
+    if deep is not None:
+        return ParsedBody((), (), (), 0, (error(path, offset + deep + 1, 1, "markdown-too-deep", f"lists or quotes nest too deeply here (the Markdown parser stops at {parser().options['maxNesting']} levels) and the text after it would be lost"),))
     xrefs: list[XRef] = []
     headings: list[Heading] = []
     snippets: list[Snippet] = []
@@ -162,10 +228,10 @@ def _inline(path: str, offset: int, lines: list[str], token: Token, xrefs: list[
     content = token.content
     start_line = (token.map or (None, None))[0]
     html_depth = 0  # text between inline HTML tags belongs to the HTML: never rewritten
+    newlines: list[int] | None = None
+    bases: dict[int, int] = {}
     for child in token.children or []:
-        if child.type == "html_inline":
-            line = offset + (start_line or 0) + 1
-            _check_html(path, line, child.content, out)
+        if child.type == "html_inline":  # checked with the rest of the text below
             tag = child.content
             if tag.startswith("</"):
                 html_depth = max(0, html_depth - 1)
@@ -175,16 +241,20 @@ def _inline(path: str, offset: int, lines: list[str], token: Token, xrefs: list[
             continue
         meta = child.meta
         pos = meta["pos"]
-        k = content.count("\n", 0, pos)
-        line_start = content.rfind("\n", 0, pos) + 1
+        if newlines is None:  # once per inline token, not per xref: 20,000 xrefs on a line stay linear
+            newlines = [m.start() for m in _NEWLINE.finditer(content)]
+        k = bisect.bisect_left(newlines, pos)  # newlines before pos
+        line_start = newlines[k - 1] + 1 if k else 0
         col_in_content = pos - line_start
         body_line = None
         col = None
         if start_line is not None and start_line + k < len(lines):
             body_line = start_line + k
-            content_line = content[line_start : (content.find("\n", pos) if content.find("\n", pos) >= 0 else len(content))]
             source_line = lines[body_line]
-            base = source_line.find(content_line) if content_line else -1
+            if k not in bases:
+                content_line = content[line_start : newlines[k] if k < len(newlines) else len(content)]
+                bases[k] = source_line.find(content_line) if content_line else -1
+            base = bases[k]
             if base >= 0 and source_line.startswith(child.content, base + col_in_content):
                 col = base + col_in_content
             else:
@@ -206,11 +276,10 @@ def _inline(path: str, offset: int, lines: list[str], token: Token, xrefs: list[
             out.append(error(path, xref.line, xref.col, "xref-empty", f"cross-reference '{xref.raw}' names no term"))
             continue
         xrefs.append(xref)
-    text_only = _CODE_SPAN.sub("", content)
-    bad = _BAD_MD_URL.search(text_only)
-    if bad:
-        line = offset + (start_line or 0) + 1 + text_only.count("\n", 0, bad.start())
-        out.append(error(path, line, 1, "unsafe-url", f"'{bad.group(1).lower()}:' URLs are not allowed in term files"))
+    # The whole text, not only what markdown-it took for HTML: Python-Markdown renders the site
+    # and passes through tags markdown-it reads as text (<img/src=x/onerror=...>).
+    text_only = _CODE_SPAN.sub(lambda m: "\n" * m.group(0).count("\n"), content)
+    _check_html(path, offset + (start_line or 0) + 1, text_only, out)
 
 
 def _search(lines: list[str], raw: str, cursor: dict[str, int]) -> tuple[int, int]:

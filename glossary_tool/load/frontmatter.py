@@ -56,6 +56,8 @@ def parse(path: str, text: str, allowed: tuple[str, ...] = TERM_FIELDS) -> Front
         return FrontMatter({}, {}, offset, body, tuple(diags))
     try:
         node = yaml.compose(yaml_text, Loader=_Loader)
+    except RecursionError:
+        return FrontMatter({}, {}, offset, body, (error(path, 2, 1, "yaml-syntax", "invalid YAML in front matter: nested too deeply"),))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = (mark.line + 2) if mark is not None else 1
@@ -88,6 +90,9 @@ def parse(path: str, text: str, allowed: tuple[str, ...] = TERM_FIELDS) -> Front
             continue
         try:
             data[key] = yaml.load(yaml.serialize(value_node), Loader=_Loader)
+        except RecursionError:
+            out.append(error(path, line, col, "yaml-syntax", f"invalid YAML value for '{key}': nested too deeply"))
+            continue
         except yaml.YAMLError as exc:  # e.g. an unknown tag
             out.append(error(path, line, col, "yaml-syntax", f"invalid YAML value for '{key}': {getattr(exc, 'problem', exc)}"))
             continue

@@ -34,6 +34,9 @@ def read_toc(root: Path, out: list[Diagnostic]) -> ReadingOrder:
         return ReadingOrder((), {})
     try:
         node = yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+    except RecursionError:
+        out.append(error(shown, 1, 1, "yaml-syntax", "invalid reading order: nested too deeply"))
+        return ReadingOrder((), {})
     except (yaml.YAMLError, UnicodeDecodeError, OSError) as exc:
         mark = getattr(exc, "problem_mark", None)
         out.append(error(shown, (mark.line + 1) if mark else 1, (mark.column + 1) if mark else 1, "yaml-syntax", f"invalid reading order: {getattr(exc, 'problem', exc)}"))

@@ -1,0 +1,200 @@
+"""Scale benchmark: `glossary check`, `glossary build`, bare MkDocs-Material, and a serve rebuild.
+
+Run: .venv/bin/python -m benchmarks.bench_build [--sizes 500 5000] [--repeat 3] [--json FILE]
+
+For each size N a synthetic glossary is generated (benchmarks/generate.py) with the real
+mkdocs.yml and stylesheet, and each command runs in a fresh child process, timed by wall
+clock (best of --repeat); peak memory is that child's own ru_maxrss (os.wait4).
+
+The bare-MkDocs twin holds the very Markdown our plugin hands MkDocs for every page (home,
+sections, terms, A-Z, Rosetta, map), captured from one build with on_page_markdown
+wrapped, in plain files with plain relative Markdown links, under the same front matter
+(page.meta), with the same nav and mkdocs.yml, and only the `search` plugin. `ours / bare` is therefore the cost of the glossary machinery
+(load, link, render, drawings, llms.txt and the Markdown copies), not of page content.
+
+The serve rebuild repeats what `glossary serve` does when a term file changes: MkDocs'
+LiveReloadServer calls its builder, which loads the config again (our plugin reloads and
+relinks the glossary) and runs a full build in the already-running process. The child
+builds once (the initial serve build), then edits one term and times the builder call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+from benchmarks.generate import generate
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def prepare(root: Path, n: int) -> Path:
+    generate(root, n)
+    shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
+    shutil.copytree(REPO / "glossary" / "assets", root / "glossary" / "assets")
+    return root
+
+
+def run_child(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float, int]:
+    """(wall seconds, peak RSS in MiB, exit status) of one child process."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    assert proc.stderr is not None
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(argv)} failed ({proc.returncode}):\n{err.decode(errors='replace')[-3000:]}")
+    return seconds, usage.ru_maxrss / 1024, proc.returncode
+
+
+def best(argv: list[str], repeat: int, env: dict[str, str] | None = None) -> dict[str, float]:
+    runs = [run_child(argv, env) for _ in range(repeat)]
+    return {"seconds": min(r[0] for r in runs), "all_seconds": [round(r[0], 2) for r in runs], "peak_mib": max(r[1] for r in runs), "exit": runs[-1][2]}
+
+
+# --- children ------------------------------------------------------------------------------
+
+
+def child_twin(root: Path, twin: Path) -> None:
+    """Build once with the plugin, saving each page's final Markdown and the nav into ``twin``."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    from glossary_tool.adapters import mkdocs_plugin
+
+    docs = twin / "docs"
+    original = mkdocs_plugin.GlossaryPlugin.on_page_markdown
+
+    def capture(self, markdown, page, config, files):
+        out = original(self, markdown, page, config, files)
+        target = docs / page.file.src_uri
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # the same front matter too: Material's nav and header read every page's meta
+        front = f"---\n{yaml.safe_dump(dict(page.meta), allow_unicode=True)}---\n" if page.meta else ""
+        target.write_text(front + out, encoding="utf-8")
+        return out
+
+    mkdocs_plugin.GlossaryPlugin.on_page_markdown = capture
+    with tempfile.TemporaryDirectory() as site:
+        config = load_config(str(root / "mkdocs.yml"), site_dir=site)
+        build(config)
+        nav = config.nav
+    shutil.copytree(root / "glossary" / "assets", docs / "assets")
+    settings = yaml.safe_load((root / "mkdocs.yml").read_text(encoding="utf-8"))
+    settings["plugins"] = [p for p in settings["plugins"] if p != "glossary" and not (isinstance(p, dict) and "glossary" in p)]
+    settings.update(docs_dir="docs", nav=nav)
+    (twin / "mkdocs.yml").write_text(yaml.safe_dump(settings, sort_keys=False, allow_unicode=True), encoding="utf-8")
+
+
+def child_serve(root: Path, repeat: int) -> None:
+    """What LiveReloadServer does on a change: builder() = load_config + full build, in process."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    site = tempfile.mkdtemp(prefix="bench-serve-")
+    serve_url = "http://127.0.0.1:8000/gpu-glossary/"
+
+    def builder(dirty: bool = False) -> None:
+        config = load_config(str(root / "mkdocs.yml"), site_dir=site)
+        config.site_url = serve_url
+        build(config, serve_url=serve_url, dirty=dirty)
+
+    start = time.perf_counter()
+    builder()  # the initial build `glossary serve` makes before it watches
+    initial = time.perf_counter() - start
+    term = sorted((root / "glossary").glob("*/term-00001.md"))[0]
+    times: dict[str, list[float]] = {"rebuilds": [], "dirty": []}
+    for i in range(repeat):
+        for kind in times:  # `glossary serve` rebuilds in full; MkDocs' --dirty mode only for comparison
+            time.sleep(0.01)  # a newer mtime than the last output
+            term.write_text(term.read_text(encoding="utf-8") + f"\nEdited {kind} {i}: a [[term-00002]] more.\n", encoding="utf-8")
+            start = time.perf_counter()
+            builder(dirty=kind == "dirty")
+            times[kind].append(time.perf_counter() - start)
+    shutil.rmtree(site, ignore_errors=True)
+    print(json.dumps({"initial": initial, **times}))
+
+
+# --- driver --------------------------------------------------------------------------------
+
+
+def machine() -> dict[str, str]:
+    def sh(cmd: str) -> str:
+        try:
+            return subprocess.run(cmd, shell=True, capture_output=True, text=True, timeout=10).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return "?"
+
+    return {"nproc": sh("nproc"), "free_h": sh("free -h | sed -n 2p"), "cpu": sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2").strip(), "python": platform.python_version(), "date": time.strftime("%Y-%m-%d %H:%M %Z")}
+
+
+def measure(n: int, repeat: int, tmp: Path) -> dict:
+    root = prepare(tmp / f"n{n}" / "repo", n)
+    env = {**os.environ, "PYTHONPATH": str(REPO), "SOURCE_DATE_EPOCH": "1700000000"}
+    py = sys.executable
+    result: dict = {"n": n}
+    result["check"] = best([py, "-m", "glossary_tool", "--root", str(root), "check"], repeat, env)
+    result["build"] = best([py, "-m", "glossary_tool", "--root", str(root), "build", "--out", str(tmp / f"n{n}" / "site")], repeat, env)
+    twin = tmp / f"n{n}" / "twin"
+    subprocess.run([py, "-m", "benchmarks.bench_build", "--child-twin", str(root), str(twin)], check=True, env=env, cwd=REPO, capture_output=True)
+    result["bare"] = best([py, "-m", "mkdocs", "build", "-q", "-f", str(twin / "mkdocs.yml"), "-d", str(tmp / f"n{n}" / "bare-site")], repeat, env)
+    result["ratio"] = result["build"]["seconds"] / result["bare"]["seconds"]
+    result["per_term_ms"] = 1000 * result["build"]["seconds"] / n
+    pages = sum(1 for _ in (tmp / f"n{n}" / "site").rglob("index.html"))
+    bare_pages = sum(1 for _ in (tmp / f"n{n}" / "bare-site").rglob("index.html"))
+    result["pages"] = {"ours": pages, "bare": bare_pages}
+    if n <= 1000:
+        out = subprocess.run([py, "-m", "benchmarks.bench_build", "--child-serve", str(root), "--repeat", str(repeat)], check=True, env=env, cwd=REPO, capture_output=True, text=True)
+        serve = json.loads(out.stdout.strip().splitlines()[-1])
+        result["serve"] = {"initial": serve["initial"], "rebuild": min(serve["rebuilds"]), "all_rebuilds": [round(t, 2) for t in serve["rebuilds"]], "dirty_rebuild": min(serve["dirty"])}
+    shutil.rmtree(tmp / f"n{n}", ignore_errors=True)
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[500, 5000])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--child-twin", nargs=2, type=Path, metavar=("ROOT", "TWIN"), help=argparse.SUPPRESS)
+    parser.add_argument("--child-serve", type=Path, metavar="ROOT", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child_twin:
+        return child_twin(*args.child_twin)
+    if args.child_serve:
+        return child_serve(args.child_serve, args.repeat)
+    results = {"machine": machine(), "command": " ".join([Path(sys.executable).name, "-m", "benchmarks.bench_build", *sys.argv[1:]]), "sizes": []}
+    with tempfile.TemporaryDirectory(prefix="bench-build-") as tmp:
+        for n in args.sizes:
+            r = measure(n, args.repeat, Path(tmp))
+            results["sizes"].append(r)
+            line = (
+                f"N={n}: check {r['check']['seconds']:.2f} s ({r['check']['peak_mib']:.0f} MiB) | build {r['build']['seconds']:.2f} s ({r['build']['peak_mib']:.0f} MiB, "
+                f"{r['per_term_ms']:.1f} ms/term) | bare MkDocs {r['bare']['seconds']:.2f} s ({r['bare']['peak_mib']:.0f} MiB) | ours/bare {r['ratio']:.2f}x"
+            )
+            if "serve" in r:
+                line += f" | serve rebuild {r['serve']['rebuild']:.2f} s (MkDocs --dirty: {r['serve']['dirty_rebuild']:.2f} s)"
+            print(line, flush=True)
+    if len(results["sizes"]) >= 2:
+        small, large = results["sizes"][0], results["sizes"][-1]
+        results["per_term_growth"] = large["per_term_ms"] / small["per_term_ms"]
+        print(f"per-term time N={large['n']} / N={small['n']}: {results['per_term_growth']:.2f}x")
+    print(json.dumps(results["machine"]))
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

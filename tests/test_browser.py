@@ -1,0 +1,428 @@
+"""The built site in a real browser: Debian's Chromium driven by Playwright, offline.
+
+The real glossary is built once per session (``real_site``) and served from 127.0.0.1 under
+the same path as production (``/gpu-glossary/``, 404.html for a missing page). Every
+request the browser makes is recorded, and any that would leave 127.0.0.1 is aborted and
+fails the test, as does any console error. axe-core (vendored under tests/vendor/) checks
+accessibility; screenshots of a term page in both palettes go to test-artifacts/.
+
+Skipped, with the reason, only where Chromium or Playwright is missing.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import re
+import shutil
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from glossary_tool.pipeline import load_project
+from tests.conftest import REPO
+
+try:
+    from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+except ImportError:  # pragma: no cover - CI installs it
+    sync_playwright = None
+
+CHROMIUM = os.environ.get("GLOSSARY_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"]
+AXE = REPO / "tests/vendor/axe-core/axe.min.js"
+ARTIFACTS = REPO / "test-artifacts"
+PREFIX = "/gpu-glossary/"
+
+pytestmark = [
+    pytest.mark.skipif(sync_playwright is None, reason="Playwright for Python is not installed (pip install playwright; never `playwright install`)"),
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"Chromium not found at {CHROMIUM} (apt-get install -y chromium, or set GLOSSARY_CHROMIUM)"),
+]
+
+
+# --- serving the site -------------------------------------------------------------------
+
+
+class _SiteHandler(http.server.SimpleHTTPRequestHandler):
+    """Serve ``directory`` under /gpu-glossary/ like GitHub Pages: 404.html for what is missing."""
+
+    def log_message(self, *args) -> None:
+        pass
+
+    def _not_found(self, head: bool) -> None:
+        body = (Path(self.directory) / "404.html").read_bytes()
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if not head:
+            self.wfile.write(body)
+
+    def _route(self, head: bool) -> None:
+        path = unquote(urlsplit(self.path).path)
+        if not path.startswith(PREFIX) or ".." in path.split("/"):
+            return self._not_found(head)
+        local = Path(self.directory) / path[len(PREFIX) :]
+        if local.is_dir() and not path.endswith("/"):
+            self.send_response(301)
+            self.send_header("Location", path + "/")
+            self.end_headers()
+            return None
+        if not (local / "index.html" if local.is_dir() else local).is_file():
+            return self._not_found(head)
+        self.path = "/" + self.path[len(PREFIX) :]
+        return super().do_HEAD() if head else super().do_GET()
+
+    def do_GET(self) -> None:
+        self._route(False)
+
+    def do_HEAD(self) -> None:
+        self._route(True)
+
+
+@pytest.fixture(scope="module")
+def base_url(real_site: Path) -> Iterator[str]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_SiteHandler, directory=str(real_site)))
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}{PREFIX}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@dataclass
+class Watched:
+    """A page whose every request and console error is recorded."""
+
+    page: Page
+    context: BrowserContext
+    base: str
+    requests: list[str] = field(default_factory=list)
+    offsite: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+
+    def goto(self, path: str) -> None:
+        self.page.goto(self.base + path)
+        self.page.wait_for_load_state("networkidle")
+
+    def assert_clean(self) -> None:
+        assert not self.offsite, f"requests that would leave 127.0.0.1: {self.offsite}"
+        assert not self.errors, f"console errors: {self.errors}"
+        assert not self.failed, f"failed requests: {self.failed}"
+
+
+def _open(browser: Browser, base: str, scheme: str = "light") -> Watched:
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=scheme, service_workers="block")
+    page = context.new_page()
+    watched = Watched(page, context, base)
+    origin = base[: -len(PREFIX) + 1]
+
+    def on_route(route) -> None:
+        url = route.request.url
+        if url.startswith(origin) or url.startswith(("data:", "blob:")):
+            route.continue_()
+        else:
+            watched.offsite.append(url)
+            route.abort()
+
+    context.route("**/*", on_route)
+    context.on("request", lambda request: watched.requests.append(request.url))
+    context.on("requestfailed", lambda request: watched.failed.append(f"{request.url} ({request.failure})") if request.url.startswith(origin) else None)
+    page.on("console", lambda message: watched.errors.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda exc: watched.errors.append(f"uncaught: {exc}"))
+    return watched
+
+
+@pytest.fixture
+def web(browser: Browser, base_url: str) -> Iterator[Watched]:
+    watched = _open(browser, base_url)
+    try:
+        yield watched
+    finally:
+        watched.context.close()
+
+
+@pytest.fixture(scope="module")
+def glossary():
+    return load_project(REPO, check_records=False).glossary
+
+
+def _link_to(page: Page, url: str):
+    """The first HTML link in the article whose resolved URL is ``url`` (relative or not)."""
+    index = page.evaluate("(url) => [...document.querySelectorAll('article a')].findIndex(a => a.href === url)", url)
+    assert index >= 0, f"no link to {url} in the article of {page.url}"
+    return page.locator("article a").nth(index)
+
+
+# --- behaviour ----------------------------------------------------------------------------
+
+
+def test_home_page_lists_the_sections(web: Watched, glossary):
+    web.goto("")
+    headings = [text.strip().rstrip("¶").strip() for text in web.page.locator("article h2").all_inner_texts()]
+    assert headings[: len(glossary.sections)] == [section.title for section in glossary.sections]
+    for section in glossary.sections:
+        expect(web.page.locator("article a", has_text=section.title).first).to_be_visible()
+    web.assert_clean()
+
+
+def test_clicking_a_cross_reference_opens_its_term(web: Watched, glossary):
+    link = glossary.links["warp"][0]
+    target = glossary.terms[link.target]
+    web.goto("device-software/warp/")
+    anchor = _link_to(web.page, f"{web.base}{target.section}/{target.slug}/")
+    anchor.click()
+    web.page.wait_for_url(f"**{PREFIX}{target.section}/{target.slug}/")
+    expect(web.page.locator("article h1").first).to_contain_text(target.display_title)
+    web.assert_clean()
+
+
+def test_hovering_a_cross_reference_shows_the_target_summary(web: Watched, glossary):
+    link = glossary.links["warp"][0]
+    target = glossary.terms[link.target]
+    web.goto("device-software/warp/")
+    anchor = _link_to(web.page, f"{web.base}{target.section}/{target.slug}/")
+    anchor.scroll_into_view_if_needed()
+    anchor.hover()
+    expect(anchor).to_have_attribute("aria-describedby", re.compile(r".+"))
+    tooltip = web.page.locator(f"#{anchor.get_attribute('aria-describedby')}")
+    expect(tooltip).to_be_visible()
+    expect(tooltip).to_have_text(target.summary)
+    web.page.mouse.move(0, 0)
+    expect(tooltip).to_be_hidden()
+    web.assert_clean()
+
+
+def _search(web: Watched, query: str, expected_href: str, within: int) -> list[str]:
+    page = web.page
+    page.keyboard.press("s")
+    meta = page.locator(".md-search-result__meta")
+    expect(page.locator("input.md-search__input")).to_be_focused()
+    expect(meta).not_to_contain_text("Initializing", timeout=15_000)
+    page.locator("input.md-search__input").fill("")
+    page.keyboard.type(query, delay=30)
+    expect(meta).to_contain_text("matching document", timeout=10_000)
+    hrefs: list[str] = []
+
+    def ranked() -> bool:
+        hrefs[:] = [h.split("?")[0] for h in page.locator(".md-search-result__item > a").evaluate_all("els => els.map(e => e.href)")]
+        return expected_href in hrefs[:within]
+
+    for _ in range(50):  # results are rendered by a worker, a few ms after each key
+        if ranked():
+            break
+        page.wait_for_timeout(100)
+    return hrefs
+
+
+def test_search_finds_a_term_by_its_abbreviation(web: Watched, glossary):
+    sm = glossary.terms["streaming-multiprocessor"]
+    assert sm.abbreviation == "SM"
+    web.goto("")
+    expected = f"{web.base}{sm.section}/{sm.slug}/"
+    hrefs = _search(web, "SM", expected, within=10)
+    assert expected in hrefs[:10], f"'SM' does not list {expected} in its first 10 results: {hrefs[:10]}"
+    web.assert_clean()
+
+
+def _distinct_alias(glossary) -> tuple[str, str]:
+    """(alias, slug): the first alias in reading order that is one word found in no title."""
+    titles = " ".join(t.display_title.lower() for t in glossary.terms.values())
+    for term in glossary.ordered_terms():
+        for alias in term.aliases:
+            if alias.isalpha() and len(alias) >= 4 and alias.lower() not in titles:
+                return alias, term.slug
+    pytest.skip("no single-word alias that appears in no title")
+
+
+def test_search_finds_a_term_by_an_alias_first(web: Watched, glossary):
+    alias, slug = _distinct_alias(glossary)
+    term = glossary.terms[slug]
+    web.goto("")
+    expected = f"{web.base}{term.section}/{slug}/"
+    hrefs = _search(web, alias, expected, within=1)
+    assert hrefs[:1] == [expected], f"'{alias}' should list {slug} first: {hrefs[:5]}"
+    web.page.locator(".md-search-result__item > a").first.click()
+    web.page.wait_for_url(f"**/{term.section}/{slug}/**")
+    expect(web.page.locator("article h1").first).to_contain_text(term.title)
+    web.assert_clean()
+
+
+def _luminance(rgb: str) -> float:
+    values = [float(v) for v in re.findall(r"[\d.]+", rgb)[:3]]
+
+    def channel(c: float) -> float:
+        c /= 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(v) for v in values)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _contrast(a: str, b: str) -> float:
+    la, lb = sorted((_luminance(a), _luminance(b)))
+    return (lb + 0.05) / (la + 0.05)
+
+
+def _page_with_diagram(real_site: Path, glossary) -> str | None:
+    for term in glossary.ordered_terms():
+        if term.diagrams:
+            html = real_site / term.section / term.slug / "index.html"
+            if html.exists() and "<svg" in html.read_text(encoding="utf-8"):
+                return f"{term.section}/{term.slug}/"
+    return None
+
+
+def test_dark_palette_toggle_switches_scheme_and_keeps_diagrams_visible(web: Watched, glossary, real_site):
+    path = _page_with_diagram(real_site, glossary) or "device-software/warp/"
+    web.goto(path)
+    page = web.page
+    body = page.locator("body")
+    expect(body).to_have_attribute("data-md-color-scheme", "default")
+    light_bg = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    page.locator("form[data-md-component=palette] label:visible").first.click()
+    expect(body).to_have_attribute("data-md-color-scheme", "slate")
+    dark_bg = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert _luminance(light_bg) > 0.8 and _luminance(dark_bg) < 0.05, (light_bg, dark_bg)
+    text = page.evaluate("getComputedStyle(document.querySelector('article p')).color")
+    assert _contrast(text, dark_bg) >= 4.5, f"body text {text} on {dark_bg}"
+    figures = page.locator("article figure svg")
+    for index in range(figures.count()):
+        svg = figures.nth(index)
+        svg.scroll_into_view_if_needed()
+        box = svg.bounding_box()
+        assert box is not None and box["width"] > 50 and box["height"] > 50, f"diagram {index} collapsed: {box}"
+        expect(svg).to_be_visible()
+        # Each label must stand out from what is behind it: the nearest filled shape, else the page.
+        low = svg.evaluate(
+            """(svg) => [...svg.querySelectorAll('text')].map(t => {
+                 const fill = getComputedStyle(t).fill;
+                 return [t.textContent.trim(), fill];
+               }).filter(([s]) => s)"""
+        )
+        assert low, f"diagram {index} has no text labels"
+        dark_text = [fill for _, fill in low if fill.startswith("rgb")]
+        assert dark_text and max(_luminance(f) for f in dark_text) > 0.3, f"diagram {index}: labels stay dark in the dark scheme: {set(dark_text)}"
+    page.reload()
+    expect(body).to_have_attribute("data-md-color-scheme", "slate")  # the choice is remembered
+    web.assert_clean()
+
+
+def test_keyboard_n_and_p_follow_the_reading_order(web: Watched, glossary):
+    section = next(s for s in glossary.sections if len(s.terms) >= 3)
+    first, second, third = (glossary.terms[slug] for slug in section.terms[:3])
+    web.goto(f"{section.slug}/{first.slug}/")
+    page = web.page
+    for key, term in (("n", second), ("n", third), ("p", second), ("p", first)):
+        page.locator("body").press(key)
+        page.wait_for_url(f"**{PREFIX}{section.slug}/{term.slug}/")
+        expect(page.locator("article h1").first).to_contain_text(term.title)
+    page.locator("body").press("p")
+    page.wait_for_url(f"**{PREFIX}{section.slug}/")  # before the first term: its section page
+    web.assert_clean()
+
+
+def test_pages_load_without_console_errors_or_offsite_requests(web: Watched, glossary, real_site):
+    paths = ["", "a-z/", "rosetta/", f"{glossary.sections[0].slug}/"]
+    snippet_term = next((t for t in glossary.ordered_terms() if t.snippets), None)
+    if snippet_term is not None:
+        paths.append(f"{snippet_term.section}/{snippet_term.slug}/")
+    if (real_site / "map/index.html").exists():
+        paths.append("map/")
+    for path in paths:
+        web.goto(path)
+        assert web.page.locator("article h1").count() == 1, path
+    assert len(web.requests) > 10
+    assert all(url.startswith(web.base) for url in web.requests), [u for u in web.requests if not u.startswith(web.base)]
+    web.assert_clean()
+
+
+def test_missing_page_gets_the_styled_404(web: Watched):
+    response = web.page.goto(web.base + "no/such/page/")
+    assert response is not None and response.status == 404
+    web.page.wait_for_load_state("networkidle")
+    expect(web.page.locator("h1")).to_contain_text("404")
+    stylesheet = web.page.evaluate("[...document.styleSheets].filter(s => s.href && s.href.includes('/assets/stylesheets/main')).length")
+    assert stylesheet == 1, "404.html loads Material's stylesheet from the site path"
+    web.errors = [e for e in web.errors if "404" not in e]  # the page's own status
+    web.assert_clean()
+
+
+# --- accessibility --------------------------------------------------------------------------
+
+
+AXE_PAGES = {"home": "", "term": "device-software/warp/", "a-z": "a-z/", "diagram": "map/", "code": None}
+
+
+def _page_with_python_snippet() -> str | None:
+    """Highlighted Python has the most syntax colours (keywords, operators such as 'in')."""
+    glossary = load_project(REPO, check_records=False).glossary
+    term = next((t for t in glossary.ordered_terms() if any(s.lang == "python" for s in t.snippets)), None)
+    return f"{term.section}/{term.slug}/" if term else None
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("name", list(AXE_PAGES))
+def test_axe_finds_no_serious_or_critical_violations(browser: Browser, base_url: str, real_site: Path, name: str, scheme: str):
+    path = AXE_PAGES[name] if name != "code" else _page_with_python_snippet()
+    if name == "diagram" and not (real_site / "map/index.html").exists():
+        pytest.skip("no map/ page in this build (no diagrams yet)")
+    if path is None:
+        pytest.skip("no term with a Python snippet")
+    watched = _open(browser, base_url, scheme)
+    try:
+        watched.goto(path)
+        expect(watched.page.locator("body")).to_have_attribute("data-md-color-scheme", "slate" if scheme == "dark" else "default")
+        watched.page.add_script_tag(path=str(AXE))
+        result = watched.page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
+        bad = [v for v in result["violations"] if v["impact"] in ("serious", "critical")]
+        report = "\n".join(
+            f"{v['impact']} {v['id']}: {v['help']} ({len(v['nodes'])} nodes)\n" + "\n".join(f"    {n['target']} {n['html'][:160]}" for n in v["nodes"][:5]) for v in bad
+        )
+        assert not bad, f"axe-core on /{path} ({scheme}):\n{report}"
+        watched.assert_clean()
+    finally:
+        watched.context.close()
+
+
+# --- screenshots ------------------------------------------------------------------------------
+
+
+def test_screenshots_of_a_term_page_in_both_palettes(browser: Browser, base_url: str, glossary):
+    term = next((t for t in glossary.ordered_terms() if t.snippets and len(glossary.links[t.slug]) >= 5), glossary.ordered_terms()[0])
+    ARTIFACTS.mkdir(exist_ok=True)
+    for scheme in ("light", "dark"):
+        watched = _open(browser, base_url, scheme)
+        try:
+            watched.goto(f"{term.section}/{term.slug}/")
+            page = watched.page
+            page.screenshot(path=str(ARTIFACTS / f"term-{scheme}.png"))
+            snippet = page.locator("article .tabbed-set").first
+            if snippet.count():
+                snippet.scroll_into_view_if_needed()
+                snippet.screenshot(path=str(ARTIFACTS / f"term-{scheme}-snippet.png"))
+            figure = page.locator("article figure").first
+            if figure.count():
+                figure.scroll_into_view_if_needed()
+                figure.screenshot(path=str(ARTIFACTS / f"term-{scheme}-figure.png"))
+            watched.assert_clean()
+        finally:
+            watched.context.close()
+        assert (ARTIFACTS / f"term-{scheme}.png").stat().st_size > 10_000
