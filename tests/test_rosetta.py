@@ -1,0 +1,56 @@
+"""The Rosetta page: CUDA terms against other vendors' names, each cell linking back."""
+
+from __future__ import annotations
+
+import json
+
+from bs4 import BeautifulSoup
+
+from glossary_tool.emit.pages import rosetta_rows
+from glossary_tool.model import VENDORS
+from glossary_tool.pipeline import load_project
+from tests.conftest import REPO
+
+
+def test_rosetta_table_links_every_cell_to_its_term(real_site):
+    glossary = load_project(REPO).glossary
+    soup = BeautifulSoup((real_site / "rosetta" / "index.html").read_text(encoding="utf-8"), "html.parser")
+    rows = soup.find("article").find_all("tr")
+    headers = [th.get_text(strip=True) for th in rows[0].find_all("th")]
+    assert headers == ["CUDA term", *VENDORS.values()]
+    expected = {term.display_title: (term, names) for term, names in rosetta_rows(glossary)}
+    seen = set()
+    for row in rows:
+        cells = row.find_all("td")
+        if not cells:
+            continue
+        title = cells[0].get_text(strip=True)
+        term, names = expected[title]
+        seen.add(title)
+        href = cells[0].find("a")["href"]
+        assert href == f"../{term.section}/{term.slug}/"
+        for cell, key in zip(cells[1:], VENDORS, strict=True):
+            link = cell.find("a")
+            if key in names:
+                assert link is not None and link["href"] == href and link.get_text() == names[key]
+            else:
+                assert link is None
+    assert seen == set(expected) and len(seen) >= 100
+
+
+def test_search_index_finds_terms_by_other_vendor_names(real_site):
+    """Material's search indexes the Equivalents table, so 'wavefront' finds warp and 'LDS' shared memory."""
+    docs = json.loads((real_site / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
+
+    def pages_with(word: str) -> set[str]:
+        return {d["location"].split("#")[0] for d in docs if word.lower() in (d["title"] + " " + d["text"]).lower()}
+
+    assert "device-software/warp/" in pages_with("wavefront")
+    assert "device-software/shared-memory/" in pages_with("LDS")
+    assert "device-software/shared-memory/" in pages_with("threadgroup memory")
+
+
+def test_rosetta_in_llms_txt_and_epub(real_site):
+    text = (real_site / "llms.txt").read_text(encoding="utf-8")
+    assert "[Rosetta](https://gpu-glossary.github.io/gpu-glossary/rosetta.md)" in text
+    assert (real_site / "rosetta.md").is_file()
