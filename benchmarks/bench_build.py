@@ -1,6 +1,6 @@
 """Scale benchmark: `glossary check`, `glossary build`, bare MkDocs-Material, and a serve rebuild.
 
-Run: .venv/bin/python -m benchmarks.bench_build [--sizes 500 5000] [--repeat 3] [--json FILE]
+Run: .venv/bin/python -m benchmarks.bench_build [--sizes 500 5000] [--repeat 3] [--repeat-large 1] [--json FILE]
 
 For each size N a synthetic glossary is generated (benchmarks/generate.py) with the real
 mkdocs.yml and stylesheet, and each command runs in a fresh child process, timed by wall
@@ -167,6 +167,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[500, 5000])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat-large", type=int, default=1, help="repeats for sizes above 1,000 (a 5,000-term build takes minutes)")
     parser.add_argument("--json", type=Path, help="also write the results here")
     parser.add_argument("--child-twin", nargs=2, type=Path, metavar=("ROOT", "TWIN"), help=argparse.SUPPRESS)
     parser.add_argument("--child-serve", type=Path, metavar="ROOT", help=argparse.SUPPRESS)
@@ -178,7 +179,7 @@ def main() -> None:
     results = {"machine": machine(), "command": " ".join([Path(sys.executable).name, "-m", "benchmarks.bench_build", *sys.argv[1:]]), "sizes": []}
     with tempfile.TemporaryDirectory(prefix="bench-build-") as tmp:
         for n in args.sizes:
-            r = measure(n, args.repeat, Path(tmp))
+            r = measure(n, args.repeat if n <= 1000 else args.repeat_large, Path(tmp))
             results["sizes"].append(r)
             line = (
                 f"N={n}: check {r['check']['seconds']:.2f} s ({r['check']['peak_mib']:.0f} MiB) | build {r['build']['seconds']:.2f} s ({r['build']['peak_mib']:.0f} MiB, "

@@ -334,6 +334,9 @@ def test_keyboard_n_and_p_follow_the_reading_order(web: Watched, glossary):
         page.locator("body").press(key)
         page.wait_for_url(f"**{PREFIX}{section.slug}/{term.slug}/")
         expect(page.locator("article h1").first).to_contain_text(term.title)
+        # let the page finish its own requests (favicon, search index) before leaving it,
+        # so navigation does not abort them mid-flight
+        page.wait_for_load_state("networkidle")
     page.locator("body").press("p")
     page.wait_for_url(f"**{PREFIX}{section.slug}/")  # before the first term: its section page
     web.assert_clean()
