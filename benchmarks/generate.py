@@ -1,6 +1,9 @@
-"""Generate a synthetic glossary of N terms (~15 cross-references, ~250 words each).
+"""Generate a synthetic glossary of N terms for the scale benchmarks.
 
-Used by the scale benchmarks; deterministic for a given N and seed.
+Each term has about 250 words and 15 cross-references (to nearby terms, so the graph has
+the local structure of the real one); every tenth term has a CUDA snippet with a committed
+record (the PTX and SASS of the real ``warp-size`` snippet stand in for its own), and every
+fiftieth term shows a diagram of eight linked boxes. Deterministic for a given N and seed.
 """
 
 from __future__ import annotations
@@ -12,8 +15,23 @@ from pathlib import Path
 from glossary_tool.load.toc import dump_toc
 from glossary_tool.model import SECTIONS
 
+REPO = Path(__file__).resolve().parent.parent
 WORDS = ("the kernel moves data through shared memory while each warp waits on its barrier and the scheduler picks another "
          "ready instruction from a resident block so latency hides behind independent work on the same multiprocessor").split()
+SNIPPET = '```cuda verify name="demo"\n#include <cstdio>\nint main() { std::printf("%d\\n", 32); }\n```\n\n```output\n32\n```'
+SNIPPET_EVERY = 10
+DIAGRAM_EVERY = 50
+
+
+def _diagram(index: int, slugs: list[str]) -> str:
+    boxes = "".join(f"      - {{term: {slug}, caption: box {k}}}\n" for k, slug in enumerate(slugs))
+    return (
+        f"title: Synthetic diagram {index}\n"
+        f"description: Eight synthetic terms in two rows, the first linked to the last.\n"
+        f"boxes:\n  - id: group\n    label: Group {index}\n    layout: grid\n    columns: 4\n    boxes:\n{boxes}"
+        f"  - id: tail\n    term: {slugs[0]}\n"
+        f"arrows:\n  - {{from: group, to: tail, label: reads}}\nlegend: true\n"
+    )
 
 
 def generate(root: Path, n: int, seed: int = 1) -> Path:
@@ -21,6 +39,7 @@ def generate(root: Path, n: int, seed: int = 1) -> Path:
     glossary = root / "glossary"
     order: dict[str, list[str]] = {s: [] for s in SECTIONS}
     slugs = [f"term-{i:05d}" for i in range(n)]
+    (root / "diagrams").mkdir(parents=True, exist_ok=True)
     for i, slug in enumerate(slugs):
         section = SECTIONS[i % len(SECTIONS)]
         order[section].append(slug)
@@ -32,11 +51,17 @@ def generate(root: Path, n: int, seed: int = 1) -> Path:
                 target = targets[(p * 3 + k) % len(targets)]
                 words.insert(rng.randrange(len(words)), f"[[{target}]]")
             paragraphs.append(" ".join(words) + ".")
-        if i % 10 == 0:
-            paragraphs.append('```cuda verify name="demo"\n#include <cstdio>\nint main() { std::printf("%d\\n", 32); }\n```\n\n```output\n32\n```')
+        if i % SNIPPET_EVERY == 0:
+            paragraphs.append(SNIPPET)
+        diagrams = ""
+        if i % DIAGRAM_EVERY == 0 and n >= 8:
+            name = f"synthetic-{i:05d}"
+            (root / "diagrams" / f"{name}.yml").write_text(_diagram(i, [slugs[(i + k) % n] for k in range(8)]), encoding="utf-8")
+            diagrams = f"diagrams: [{name}]\n"
         text = (
             f"---\ntitle: Term {i:05d}\nsummary: Synthetic term number {i} for scale benchmarks.\n"
-            f"aliases: [alias {i:05d}]\nsources:\n  - title: Synthetic source\n    url: https://example.org/{slug}\n---\n" + "\n\n## Part\n\n".join(paragraphs) + "\n"
+            f"aliases: [alias {i:05d}]\n{diagrams}sources:\n  - title: Synthetic source\n    url: https://example.org/{slug}\n---\n"
+            + "\n\n## Part\n\n".join(paragraphs) + "\n"
         )
         path = glossary / section / f"{slug}.md"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -45,7 +70,31 @@ def generate(root: Path, n: int, seed: int = 1) -> Path:
     for section in SECTIONS:
         (glossary / section / "index.md").write_text(f"---\ntitle: {section.title()}\nsummary: Synthetic section.\n---\nIntro to [[{order[section][0]}]].\n")
     (glossary / "index.md").write_text("---\ntitle: Synthetic Glossary\nsummary: Synthetic home page.\n---\nStart at [[term-00000]].\n")
+    _records(root)
     return root
+
+
+def _records(root: Path) -> None:
+    """A passed record for every snippet, as `glossary verify` on the H200 would write it."""
+    from glossary_tool.pipeline import load_project
+    from glossary_tool.verify.records import Record, read_artifact, read_record, sha256, write_record
+
+    real = load_project(REPO)
+    warp = real.glossary.terms["warp"]
+    model = read_record(real.project.records_dir, warp, warp.snippets[0])
+    ptx = read_artifact(real.project.records_dir, warp, warp.snippets[0], "ptx")
+    sass = read_artifact(real.project.records_dir, warp, warp.snippets[0], "sass")
+    assert model is not None
+    loaded = load_project(root)
+    for term in loaded.glossary.terms.values():
+        for snippet in term.snippets:
+            record = Record(
+                section=term.section, term=term.slug, name=snippet.name, lang=snippet.lang, options=dict(snippet.options),
+                source_sha256=sha256(snippet.source), status="passed", reason="", stdout="32\n", stderr="", exit_status=0,
+                duration_s=0.3, date=model.date, nvcc_version=model.nvcc_version, machine=model.machine,
+                expected_sha256=sha256(snippet.expected) if snippet.expected is not None else None, has_ptx=True, has_sass=True,
+            )
+            write_record(loaded.project.records_dir, term, snippet, record, ptx, sass)
 
 
 def main() -> None:

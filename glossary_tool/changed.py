@@ -170,8 +170,8 @@ def front_matter(shown: str, text: str) -> frontmatter.FrontMatter:
     if yaml_text is None:
         return frontmatter.FrontMatter(data, lines, offset, body)
     try:
-        node = yaml.compose(yaml_text, Loader=frontmatter._Loader)
-    except yaml.YAMLError:
+        node = yaml.compose(yaml_text, Loader=frontmatter.loader_for(yaml_text))
+    except (yaml.YAMLError, RecursionError):
         return frontmatter.FrontMatter(data, lines, offset, body)
     if not isinstance(node, yaml.MappingNode):
         return frontmatter.FrontMatter(data, lines, offset, body)
@@ -284,8 +284,8 @@ def _old_names(path: str, text: str) -> tuple[set[str], frozenset[str], set[str]
     diagrams: set[str] = set()
     yaml_text, _, body, _ = frontmatter.split(path, text)
     try:
-        data = yaml.load(yaml_text or "", Loader=frontmatter._Loader)
-    except yaml.YAMLError:
+        data = yaml.load(yaml_text or "", Loader=frontmatter.loader_for(yaml_text or ""))
+    except (yaml.YAMLError, RecursionError):
         data = None
     if isinstance(data, dict):
         aliases = data.get("aliases")

@@ -20,7 +20,6 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-import yaml
 
 from glossary_tool.cli import main
 from glossary_tool.links import collect
@@ -28,7 +27,7 @@ from glossary_tool.pipeline import load_project
 from glossary_tool.text import slugify
 from tests.conftest import REPO, term_text, trio
 
-SITE_URL = yaml.safe_load((REPO / "mkdocs.yml").read_text(encoding="utf-8").split("\ntheme:")[0])["site_url"]
+SITE_URL = re.search(r"^site_url:\s*[\"']?([^\s\"']+)", (REPO / "mkdocs.yml").read_text(encoding="utf-8"), re.M).group(1)
 URL_ATTRS = {"href", "src", "poster", "data", "action"}
 # [text](<url> "title"), [text](url "title"), [text](url) and <https://...> autolinks
 MD_LINK = re.compile(r"\]\(\s*<([^>\n]*)>|\]\(\s*([^)\s<>]+)(?:\s+\"[^\"]*\")?\s*\)|<(https?://[^>\s]+)>")
@@ -228,7 +227,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.hits.append((self.command, self.path))
         path = self.path
         if path == "/slow":
-            time.sleep(2)
+            time.sleep(6)  # well past the client timeout, even on a loaded machine
         if path == "/moved":
             self.send_response(301)
             self.send_header("Location", "/ok")
@@ -320,7 +319,7 @@ def test_links_offline_on_the_real_glossary_needs_no_network(capsys, monkeypatch
 def test_links_online_against_a_local_server(make_glossary, local_server, tmp_path, capsys):
     root = _links_glossary(make_glossary, local_server)
     cache = tmp_path / "links-cache.json"
-    assert main(["--root", str(root), "links", "--online", "--timeout", "0.5", "--cache", str(cache)]) == 1
+    assert main(["--root", str(root), "links", "--online", "--timeout", "2", "--cache", str(cache)]) == 1
     captured = capsys.readouterr()
     broken = sorted(line for line in captured.out.splitlines() if line)
     col = len(f'See [the page]({local_server}/page) and <{local_server}/ok> and <a href="') + 1
@@ -336,7 +335,7 @@ def test_links_online_against_a_local_server(make_glossary, local_server, tmp_pa
     assert data["urls"][f"{local_server}/missing"] == {"ok": False, "status": 404, "error": None, "checked": data["urls"][f"{local_server}/missing"]["checked"]}
 
     _Handler.hits.clear()
-    assert main(["--root", str(root), "links", "--online", "--timeout", "0.5", "--cache", str(cache)]) == 1
+    assert main(["--root", str(root), "links", "--online", "--timeout", "2", "--cache", str(cache)]) == 1
     err = capsys.readouterr().err
     assert "4 from cache, 3 broken" in err
     asked = {path for _, path in _Handler.hits}

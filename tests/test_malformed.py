@@ -62,7 +62,10 @@ CASES = [
     Case("yaml-tab-indentation", {W: "---\ntitle: Warp\nsummary: One sentence.\nsources:\n\t- {title: T, url: 'https://x.org'}\n---\n" + BODY}, "yaml-syntax", W, 5, 1, "cannot start any token"),
     Case("yaml-python-tag", {W: warp("aliases: !!python/object/apply:os.system ['echo pwned']\n")}, "yaml-syntax", W, 4, 1, "could not determine a constructor"),
     Case("yaml-alias-bomb", {W: warp("aliases: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\nequivalents: {amd: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]}\n")}, "field-invalid", W, 5, 1, "'equivalents'"),
-    Case("yaml-nested-5000-deep", {W: warp("aliases: " + "[" * 5000 + "]" * 5000 + "\n")}, "yaml-syntax", W, 4, 1, "nested too deeply"),
+    Case("yaml-nested-500-deep", {W: warp("aliases: " + "[" * 500 + "]" * 500 + "\n")}, "field-invalid", W, 4, 1, "'aliases' must be a list of non-empty strings"),
+    # libyaml (C) would overflow the C stack on this and kill the process with SIGSEGV
+    Case("yaml-nested-100000-deep", {W: warp("aliases: " + "[" * 100_000 + "]" * 100_000 + "\n")}, "yaml-syntax", W, 2, 1, "nested too deeply"),
+    Case("yaml-block-nested-100000-deep", {W: warp("aliases:\n" + "- " * 100_000 + "x\n")}, "yaml-syntax", W, 2, 1, "nested too deeply"),
     Case("title-is-a-list", {W: "---\ntitle: [a, b]\nsummary: One sentence.\n" + SOURCES + BODY}, "field-invalid", W, 2, 1, "'title' must be a non-empty string"),
     Case("summary-is-a-number", {W: "---\ntitle: Warp\nsummary: 42\n" + SOURCES + BODY}, "field-invalid", W, 3, 1, "'summary' must be a non-empty string"),
     Case("sources-is-a-string", {W: "---\ntitle: Warp\nsummary: One sentence.\nsources: https://x.org\n---\n" + BODY}, "field-invalid", W, 4, 1, "non-empty list"),
@@ -108,7 +111,7 @@ CASES = [
     # --- reading order ---
     Case("toc-path-traversal", {}, "toc-unknown", "glossary/toc.yml", 6, 1, "../../etc/passwd", toc="device-hardware:\n  - streaming-multiprocessor\ndevice-software:\n  - warp\n  - thread\n  - ../../etc/passwd\n"),
     Case("toc-bad-yaml", {}, "yaml-syntax", "glossary/toc.yml", 2, 1, toc="device-hardware: [streaming-multiprocessor\n"),
-    Case("toc-nested-3000-deep", {}, "yaml-syntax", "glossary/toc.yml", 1, 1, "nested too deeply", toc="device-hardware: " + "[" * 3000 + "]" * 3000 + "\n"),
+    Case("toc-nested-100000-deep", {}, "yaml-syntax", "glossary/toc.yml", 1, 1, "nested too deeply", toc="device-hardware: " + "[" * 100_000 + "]" * 100_000 + "\n"),
     Case("section-index-bad-yaml", {"glossary/device-software/index.md": "---\ntitle: [x\n---\nbody\n"}, "yaml-syntax", "glossary/device-software/index.md", 3, 1),
     # --- diagrams ---
     Case("diagram-bad-yaml", {"diagrams/bad.yml": "title: [x\n", **uses("bad")}, "diagram-syntax", "diagrams/bad.yml", 2, 1),
@@ -130,6 +133,7 @@ CASES = [
         "diagram-invalid", "diagrams/lol.yml", 3, 1, "at most 5000 boxes",
     ),
     Case("diagram-self-referencing-alias", {"diagrams/loop.yml": "title: T\ndescription: A thing.\nboxes: &a0\n  - {label: x}\n  - {label: y, boxes: *a0}\n", **uses("loop")}, "diagram-invalid", "diagrams/loop.yml", 3, 8, "at most 32 levels"),
+    Case("diagram-yaml-100000-deep", {"diagrams/abyss.yml": "title: T\ndescription: A thing.\nboxes: " + "[" * 100_000 + "]" * 100_000 + "\n", **uses("abyss")}, "diagram-syntax", "diagrams/abyss.yml", 1, 1, "nested too deeply"),
     Case("diagram-400-levels-deep", {"diagrams/deep.yml": "title: T\ndescription: A thing.\nboxes:\n" + "".join("  " * (i + 1) + "- boxes:\n" for i in range(400)), **uses("deep")}, "diagram-invalid", "diagrams/deep.yml", 36, None, "at most 32 levels"),
     Case("diagram-symlink-outside-repo", uses("leak"), "symlink-outside", "diagrams/leak.yml", 1, 1, symlink="diagram", secret="hunter2"),
 ]

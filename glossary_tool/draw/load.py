@@ -21,6 +21,7 @@ import yaml
 from glossary_tool.diagnostics import Diagnostic, error, warning
 from glossary_tool.draw.model import ALIGNS, LAYOUTS, Arrow, Axis, Box, Diagram, Mark, Plot, Series
 from glossary_tool.draw.style import TONES
+from glossary_tool.load.frontmatter import loader_for
 from glossary_tool.model import Glossary, Term
 from glossary_tool.text import SLUG_RE
 
@@ -161,7 +162,9 @@ def parse_diagram(name: str, path: str, text: str) -> tuple[Diagram | None, list
     """One diagram from its YAML text; ``path`` is how diagnostics name the file."""
     reader = _Reader(path)
     try:
-        node = yaml.compose(text, Loader=_Loader)
+        node = yaml.compose(text, Loader=loader_for(text))
+    except RecursionError:
+        return None, [error(path, 1, 1, SYNTAX, "invalid YAML: nested too deeply")]
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]

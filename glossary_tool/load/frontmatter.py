@@ -20,6 +20,20 @@ try:  # libyaml when present: ~10x faster on 5,000-term glossaries
 except AttributeError:  # pragma: no cover - pure-Python fallback
     _Loader = yaml.SafeLoader
 
+#: libyaml composes recursively in C: YAML nested some 100,000 levels deep overflows the C
+#: stack and kills the process (SIGSEGV), which no except clause can catch. Text that could
+#: nest deeper than this goes to the pure-Python loader, whose RecursionError is a diagnostic.
+C_SAFE_DEPTH = 1000
+
+
+def loader_for(text: str) -> type:
+    """The fast C loader, unless ``text`` has enough brackets or indentation to nest dangerously deep."""
+    if _Loader is yaml.SafeLoader:
+        return _Loader
+    if text.count("[") + text.count("{") > C_SAFE_DEPTH or any(len(line) - len(line.lstrip(" \t-?:")) > 2 * C_SAFE_DEPTH for line in text.split("\n")):
+        return yaml.SafeLoader
+    return _Loader
+
 TERM_FIELDS = ("title", "abbreviation", "aliases", "summary", "sources", "equivalents", "diagrams")
 SECTION_FIELDS = ("title", "summary", "diagrams")
 SOURCE_FIELDS = ("title", "url")
@@ -55,7 +69,7 @@ def parse(path: str, text: str, allowed: tuple[str, ...] = TERM_FIELDS) -> Front
     if yaml_text is None:
         return FrontMatter({}, {}, offset, body, tuple(diags))
     try:
-        node = yaml.compose(yaml_text, Loader=_Loader)
+        node = yaml.compose(yaml_text, Loader=loader_for(yaml_text))
     except RecursionError:
         return FrontMatter({}, {}, offset, body, (error(path, 2, 1, "yaml-syntax", "invalid YAML in front matter: nested too deeply"),))
     except yaml.YAMLError as exc:
@@ -89,7 +103,9 @@ def parse(path: str, text: str, allowed: tuple[str, ...] = TERM_FIELDS) -> Front
             out.append(error(path, line, col, "field-unknown", f"unknown front matter field '{key}'{hint}"))
             continue
         try:
-            data[key] = yaml.load(yaml.serialize(value_node), Loader=_Loader)
+            # built from the composed node: the same value as serializing it and loading it
+            # again (as glossary_tool/changed.py does), without the two extra passes
+            data[key] = yaml.constructor.SafeConstructor().construct_document(value_node)
         except RecursionError:
             out.append(error(path, line, col, "yaml-syntax", f"invalid YAML value for '{key}': nested too deeply"))
             continue

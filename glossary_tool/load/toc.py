@@ -12,6 +12,7 @@ from pathlib import Path
 import yaml
 
 from glossary_tool.diagnostics import Diagnostic, error
+from glossary_tool.load.frontmatter import loader_for
 from glossary_tool.model import SECTIONS
 
 TOC_NAME = "toc.yml"
@@ -33,7 +34,8 @@ def read_toc(root: Path, out: list[Diagnostic]) -> ReadingOrder:
         out.append(error(shown, 0, 0, "toc-missing-file", "reading order file glossary/toc.yml is missing"))
         return ReadingOrder((), {})
     try:
-        node = yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+        text = path.read_text(encoding="utf-8")
+        node = yaml.compose(text, Loader=loader_for(text))
     except RecursionError:
         out.append(error(shown, 1, 1, "yaml-syntax", "invalid reading order: nested too deeply"))
         return ReadingOrder((), {})
