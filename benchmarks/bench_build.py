@@ -45,8 +45,12 @@ def prepare(root: Path, n: int) -> Path:
     return root
 
 
-def run_child(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float, int]:
-    """(wall seconds, peak RSS in MiB, exit status) of one child process."""
+def run_child(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float, int, float]:
+    """(wall seconds, peak RSS in MiB, exit status, CPU seconds) of one child process.
+
+    CPU is user + system time of the child and of the processes it waited for (the build's
+    background EPUB process); peak RSS is the largest single process of that tree.
+    """
     start = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     assert proc.stderr is not None
@@ -56,12 +60,15 @@ def run_child(argv: list[str], env: dict[str, str] | None = None) -> tuple[float
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(argv)} failed ({proc.returncode}):\n{err.decode(errors='replace')[-3000:]}")
-    return seconds, usage.ru_maxrss / 1024, proc.returncode
+    return seconds, usage.ru_maxrss / 1024, proc.returncode, usage.ru_utime + usage.ru_stime
 
 
-def best(argv: list[str], repeat: int, env: dict[str, str] | None = None) -> dict[str, float]:
+def best(argv: list[str], repeat: int, env: dict[str, str] | None = None, label: str = "") -> dict[str, float]:
     runs = [run_child(argv, env) for _ in range(repeat)]
-    return {"seconds": min(r[0] for r in runs), "all_seconds": [round(r[0], 2) for r in runs], "peak_mib": max(r[1] for r in runs), "exit": runs[-1][2]}
+    out = {"seconds": min(r[0] for r in runs), "all_seconds": [round(r[0], 2) for r in runs], "peak_mib": max(r[1] for r in runs), "exit": runs[-1][2], "cpu_seconds": min(r[3] for r in runs)}
+    if label:
+        print(f"  {label}: {out['seconds']:.2f} s wall, {out['cpu_seconds']:.2f} s CPU, {out['peak_mib']:.0f} MiB", file=sys.stderr, flush=True)
+    return out
 
 
 # --- children ------------------------------------------------------------------------------
@@ -99,32 +106,51 @@ def child_twin(root: Path, twin: Path) -> None:
 
 
 def child_serve(root: Path, repeat: int) -> None:
-    """What LiveReloadServer does on a change: builder() = load_config + full build, in process."""
+    """What `glossary serve` does on a change: its Preview rebuilds only the pages that changed.
+
+    Three edits to term-00001, each timed from the file write to the end of the rebuild (best
+    of ``repeat``): a sentence added to its body (its page alone changes), its summary edited
+    (the tooltips of every page linking to it, the home, A-Z and section pages, the map), and
+    a cross-reference to a term it did not link to (both neighbourhood drawings). For
+    comparison, the full rebuild `glossary serve` made before it went incremental.
+    """
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
-    site = tempfile.mkdtemp(prefix="bench-serve-")
-    serve_url = "http://127.0.0.1:8000/gpu-glossary/"
+    from glossary_tool.adapters.mkdocs_serve import Preview
 
-    def builder(dirty: bool = False) -> None:
-        config = load_config(str(root / "mkdocs.yml"), site_dir=site)
-        config.site_url = serve_url
-        build(config, serve_url=serve_url, dirty=dirty)
-
+    preview = Preview(root / "mkdocs.yml", "127.0.0.1:8000")
     start = time.perf_counter()
-    builder()  # the initial build `glossary serve` makes before it watches
+    preview.build()  # the initial build `glossary serve` makes before it watches
     initial = time.perf_counter() - start
     term = sorted((root / "glossary").glob("*/term-00001.md"))[0]
-    times: dict[str, list[float]] = {"rebuilds": [], "dirty": []}
+    original = term.read_text(encoding="utf-8")
+    far = f"term-{len(list((root / 'glossary').glob('*/term-*.md'))) // 2:05d}"
+    edits = {
+        "body": lambda i: original.replace("\n## Part\n", f"\nEdit number {i} adds this sentence.\n\n## Part\n", 1),
+        "summary": lambda i: original.replace("summary: Synthetic term number 1 ", f"summary: Edit {i} of synthetic term number 1 ", 1),
+        "link": lambda i: original.replace("\n## Part\n", f"\nEdit {i} links [[{far}]].\n\n## Part\n", 1),
+    }
+    times: dict[str, list[float]] = {kind: [] for kind in edits}
+    pages: dict[str, int] = {}
     for i in range(repeat):
-        for kind in times:  # `glossary serve` rebuilds in full; MkDocs' --dirty mode only for comparison
-            time.sleep(0.01)  # a newer mtime than the last output
-            term.write_text(term.read_text(encoding="utf-8") + f"\nEdited {kind} {i}: a [[term-00002]] more.\n", encoding="utf-8")
-            start = time.perf_counter()
-            builder(dirty=kind == "dirty")
-            times[kind].append(time.perf_counter() - start)
+        for kind, edited in edits.items():
+            for text in (edited(i), original):  # edit, then put it back: both are rebuilds
+                start = time.perf_counter()
+                term.write_text(text, encoding="utf-8")
+                preview.build()
+                times[kind].append(time.perf_counter() - start)
+                pages[kind] = len(preview.incremental.rebuilt)
+    total = len(preview.incremental.planned)
+    preview.close()
+    site = tempfile.mkdtemp(prefix="bench-serve-full-")
+    config = load_config(str(root / "mkdocs.yml"), site_dir=site)
+    config.site_url = preview.url
+    start = time.perf_counter()
+    build(config, serve_url=preview.url)
+    full = time.perf_counter() - start
     shutil.rmtree(site, ignore_errors=True)
-    print(json.dumps({"initial": initial, **times}))
+    print(json.dumps({"initial": initial, "pages": total, "rebuilt": pages, **times, "full_rebuild": full}))
 
 
 # --- driver --------------------------------------------------------------------------------
@@ -145,11 +171,11 @@ def measure(n: int, repeat: int, tmp: Path) -> dict:
     env = {**os.environ, "PYTHONPATH": str(REPO), "SOURCE_DATE_EPOCH": "1700000000"}
     py = sys.executable
     result: dict = {"n": n}
-    result["check"] = best([py, "-m", "glossary_tool", "--root", str(root), "check"], repeat, env)
-    result["build"] = best([py, "-m", "glossary_tool", "--root", str(root), "build", "--out", str(tmp / f"n{n}" / "site")], repeat, env)
+    result["check"] = best([py, "-m", "glossary_tool", "--root", str(root), "check"], repeat, env, f"N={n} check")
+    result["build"] = best([py, "-m", "glossary_tool", "--root", str(root), "build", "--out", str(tmp / f"n{n}" / "site")], repeat, env, f"N={n} build")
     twin = tmp / f"n{n}" / "twin"
     subprocess.run([py, "-m", "benchmarks.bench_build", "--child-twin", str(root), str(twin)], check=True, env=env, cwd=REPO, capture_output=True)
-    result["bare"] = best([py, "-m", "mkdocs", "build", "-q", "-f", str(twin / "mkdocs.yml"), "-d", str(tmp / f"n{n}" / "bare-site")], repeat, env)
+    result["bare"] = best([py, "-m", "mkdocs", "build", "-q", "-f", str(twin / "mkdocs.yml"), "-d", str(tmp / f"n{n}" / "bare-site")], repeat, env, f"N={n} bare MkDocs")
     result["ratio"] = result["build"]["seconds"] / result["bare"]["seconds"]
     result["per_term_ms"] = 1000 * result["build"]["seconds"] / n
     pages = sum(1 for _ in (tmp / f"n{n}" / "site").rglob("index.html"))
@@ -158,7 +184,10 @@ def measure(n: int, repeat: int, tmp: Path) -> dict:
     if n <= 1000:
         out = subprocess.run([py, "-m", "benchmarks.bench_build", "--child-serve", str(root), "--repeat", str(repeat)], check=True, env=env, cwd=REPO, capture_output=True, text=True)
         serve = json.loads(out.stdout.strip().splitlines()[-1])
-        result["serve"] = {"initial": serve["initial"], "rebuild": min(serve["rebuilds"]), "all_rebuilds": [round(t, 2) for t in serve["rebuilds"]], "dirty_rebuild": min(serve["dirty"])}
+        result["serve"] = {
+            "initial": serve["initial"], "pages": serve["pages"], "rebuilt_pages": serve["rebuilt"], "full_rebuild": serve["full_rebuild"],
+            **{kind: min(serve[kind]) for kind in serve["rebuilt"]}, "all": {kind: [round(t, 2) for t in serve[kind]] for kind in serve["rebuilt"]},
+        }
     shutil.rmtree(tmp / f"n{n}", ignore_errors=True)
     return result
 
@@ -186,7 +215,9 @@ def main() -> None:
                 f"{r['per_term_ms']:.1f} ms/term) | bare MkDocs {r['bare']['seconds']:.2f} s ({r['bare']['peak_mib']:.0f} MiB) | ours/bare {r['ratio']:.2f}x"
             )
             if "serve" in r:
-                line += f" | serve rebuild {r['serve']['rebuild']:.2f} s (MkDocs --dirty: {r['serve']['dirty_rebuild']:.2f} s)"
+                sv = r["serve"]
+                line += " | serve rebuild " + ", ".join(f"{kind} {sv[kind]:.2f} s ({sv['rebuilt_pages'][kind]} of {sv['pages']} pages)" for kind in sv["rebuilt_pages"])
+                line += f" (full rebuild {sv['full_rebuild']:.2f} s)"
             print(line, flush=True)
     if len(results["sizes"]) >= 2:
         small, large = results["sizes"][0], results["sizes"][-1]

@@ -64,20 +64,26 @@ def build_site(root: Path, out: Path | None, *, strict: bool = False, book: bool
 
 
 def serve_site(root: Path, dev_addr: str) -> int:
+    """Serve a live preview; each edit rebuilds only the pages it changes."""
     from urllib.parse import urlsplit
 
     import yaml
-    from mkdocs.commands.serve import serve
+
+    from glossary_tool.adapters.mkdocs_serve import serve
 
     mkdocs_yml = root / "mkdocs.yml"
+    if not mkdocs_yml.is_file():
+        print(f"{mkdocs_yml}: error: mkdocs.yml not found", file=sys.stderr)
+        return 1
     try:
         site_url = (yaml.safe_load(mkdocs_yml.read_text(encoding="utf-8")) or {}).get("site_url") or "/"
     except (OSError, yaml.YAMLError):
         site_url = "/"
     path = urlsplit(site_url).path or "/"
-    print(f"glossary serve: http://{dev_addr}{path} (edit a term: its page and its backlinks rebuild)")
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s - %(message)s")
+    print(f"glossary serve: http://{dev_addr}{path} (edit a term: its page and the pages showing it rebuild)")
     try:
-        serve(str(mkdocs_yml), dev_addr=dev_addr, livereload=True, watch=[str(p) for p in (root / "snippets", root / "diagrams") if p.is_dir()])
+        serve(mkdocs_yml, dev_addr, [str(p) for p in (root / "snippets", root / "diagrams") if p.is_dir()])
     except KeyboardInterrupt:
         return 0
     except OSError as exc:  # e.g. the port is taken

@@ -11,28 +11,34 @@ from __future__ import annotations
 import html
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import jinja2
+import networkx as nx
 from mkdocs.config import config_options
 from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
-from mkdocs.plugins import BasePlugin
+from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files
+from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
+from glossary_tool.adapters.mkdocs_incremental import Incremental, digest
+from glossary_tool.atomic import write_bytes
+from glossary_tool.background import Job
 from glossary_tool.diagnostics import Severity
-from glossary_tool.draw.graph import MAP_SRC, term_graph
+from glossary_tool.draw.graph import MAP_SRC, layout_map, term_graph
 from glossary_tool.draw.html import MAP_TITLE, diagrams_markdown, map_markdown, term_extras_markdown
+from glossary_tool.draw.model import Diagram
 from glossary_tool.emit import pages
 from glossary_tool.emit.links import RelativeLinker, term_src
 from glossary_tool.emit.markdown import term_markdown
 from glossary_tool.emit.snippets import SiteSnippets
-from glossary_tool.model import Glossary
+from glossary_tool.model import Glossary, Term
 from glossary_tool.pipeline import Loaded, load_project
 
 log = logging.getLogger("mkdocs.plugins.glossary")
@@ -68,8 +74,24 @@ class GlossaryConfig(Config):
 
 class GlossaryPlugin(BasePlugin[GlossaryConfig]):
     loaded: Loaded | None = None
+    #: Set by `glossary serve` (adapters/mkdocs_serve.py) for its site directory only.
+    incremental: Incremental | None = None
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.active: Incremental | None = None
+        self.downloads: list[tuple[str, str]] = []
+        self._pending: dict[str, str | None] = {}
+        self._built_pages: list[Page] = []
+        self.link_graph: nx.DiGraph | None = None
+
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        """Defined so that MkDocs keeps this one plugin object across `serve` rebuilds: the
+        incremental state lives on it."""
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        self.active = self.incremental if self.incremental is not None and self.incremental.site_dir == config.site_dir else None
+        self._pending = {}
         docs = Path(config.docs_dir)
         root = Path(self.config.root) if self.config.root else docs.parent
         global _handed_over
@@ -122,13 +144,21 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
                 files.append(File.generated(config, src, content=""))
         if files.get_file_from_path(pages.HOME_SRC) is None:
             files.append(File.generated(config, pages.HOME_SRC, content=""))
+        if self.active is not None:  # the serve preview has no book: rebuilding it took seconds per edit
+            self.downloads = []
+            return files
         # The book downloads linked from the home page: the EPUB always (about 2 s), the
         # PDF only for `glossary build --book` (it takes a minute).
         from glossary_tool.emit.book import BookError, epub_bytes, make_book, pdf_bytes
 
         book = make_book(self.loaded, config.site_url or "/")
         self.downloads = [("EPUB", pages.EPUB_SRC)]
-        files.append(File.generated(config, pages.EPUB_SRC, content=epub_bytes(book)))
+        # The EPUB and the map need nothing from page rendering: they are computed beside it
+        # (glossary_tool/background.py) and collected in on_post_build and the map page.
+        self.epub_job = Job(lambda: epub_bytes(book))
+        files.append(File.generated(config, pages.EPUB_SRC, content=b""))  # known to MkDocs' link validation; written in on_post_build
+        map_url = files.get_file_from_path(MAP_SRC).url
+        self.map_job = Job(lambda: map_markdown(glossary, _href_from(glossary, map_url, files)))
         if os.environ.get(BOOK_ENV) == "1":
             try:
                 files.append(File.generated(config, pages.PDF_SRC, content=pdf_bytes(book, self.loaded.project.root)))
@@ -137,59 +167,182 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
                 log.warning(f"glossary: PDF not built: {exc}")
         return files
 
+    def on_build_error(self, error: Exception) -> None:
+        """A failed build collects nothing: stop the background jobs; the next serve rebuild is a full one."""
+        if self.active is not None:
+            self.active.signature = None
+        for job in (getattr(self, "epub_job", None), getattr(self, "map_job", None)):
+            if job is not None:
+                job.cancel()
+
+    def on_nav(self, nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
+        """In `glossary serve`, settle which pages this rebuild renders (adapters/mkdocs_incremental.py)."""
+        incremental = self.active
+        if incremental is None:
+            return nav
+        doc_pages = [f.page for f in files.documentation_pages() if f.page is not None]
+        fingerprints: dict[str, str] = {}
+        frame = [Path(config.config_file_path).read_bytes() if config.config_file_path else b"", repr(config.nav)]
+        for page in doc_pages:
+            src = page.file.src_uri
+            source = page.file.content_bytes
+            self._pending[src] = rendered = self._page_markdown(page, files)
+            fingerprints[src] = digest(source, rendered or "")
+            if not self._term_at(src):  # home, section and generated pages: their titles are in every page's navigation
+                frame.append(digest(src, source))
+        self._built_pages = doc_pages
+        rebuild = incremental.plan(digest(*frame), fingerprints)
+        for page in doc_pages:
+            if page.file.src_uri in rebuild:
+                incremental.rebuild(page)
+            else:
+                incremental.skip(page)
+                del self._pending[page.file.src_uri]
+        log.info(f"glossary: rebuilding {len(rebuild)} of {len(doc_pages)} pages")
+        return nav
+
+    @event_priority(-100)  # after Material's search has written its index
     def on_post_build(self, config: MkDocsConfig) -> None:
         """Write llms.txt, llms-full.txt and the Markdown copy of each term page."""
         assert self.loaded is not None
         from glossary_tool.emit.llms import render_llms
+
+        site_dir = Path(config.site_dir)
+        if self.active is None:
+            write_bytes(site_dir / pages.EPUB_SRC, self.epub_job.result(), durable=False)
 
         project = self.loaded.project
         site_url = config.site_url or "/"
         templates = project.root / "llms_txt"
         if not templates.is_dir():  # a glossary without its own templates uses the tool's
             templates = Path(__file__).resolve().parents[2] / "llms_txt"
-        render_llms(self.loaded.glossary, project.records_dir, templates, site_url, config.site_name, self.loaded.diagrams).write(Path(config.site_dir))
+        llms = render_llms(self.loaded.glossary, project.records_dir, templates, site_url, config.site_name, self.loaded.diagrams)
+        llms.write(site_dir)
+        if self.active is not None:
+            self.active.replace_written(site_dir, set(llms.files))
+            self.active.finish(site_dir, [(p.file.src_uri, p.url) for p in self._built_pages])
 
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+        self._page_meta(page)
+        src = page.file.src_uri
+        rendered = self._pending.pop(src) if src in self._pending else self._page_markdown(page, files)
+        return markdown if rendered is None else rendered
+
+    def on_page_content(self, html_text: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+        incremental = self.active
+        if incremental is not None:
+            incremental.capture(page)
+        return html_text
+
+    def _page_meta(self, page: Page) -> None:
+        """What each page's front matter gains or loses before MkDocs renders it."""
         assert self.loaded is not None
-        glossary = self.loaded.glossary
         src = page.file.src_uri
         if isinstance(page.meta.get("title"), str):  # Material prints the front matter title unescaped (header, <title>)
             page.meta["title"] = html.escape(page.meta["title"], quote=False)
-        if src == pages.HOME_SRC:
-            return pages.home_markdown(glossary, [(MAP_TITLE.lower(), MAP_SRC), *((f"the book as {label}", src) for label, src in getattr(self, "downloads", []))])
-        if src == pages.AZ_SRC:
+        if src in (pages.AZ_SRC, pages.ROSETTA_SRC, MAP_SRC):
             page.edit_url = None
+        if src == MAP_SRC:
+            page.meta["hide"] = ["navigation", "toc"]  # the map wants the full width
+        term = self._term_at(src)
+        if term is not None:
+            page.meta["description"] = html.escape(term.summary)  # Material puts it in content="..." as it is
+            # Search ranks "tags" far above text (Material's search plugin; no tags plugin needed),
+            # so a search for an abbreviation or alias ("SM", "VRAM") lists its term first.
+            page.meta["tags"] = [html.escape(name) for name in (term.abbreviation, *term.aliases) if name]
+
+    def _term_at(self, src: str) -> Term | None:
+        assert self.loaded is not None
+        term = self.loaded.glossary.terms.get(Path(src).stem)
+        return term if term is not None and term_src(term) == src else None
+
+    def _page_markdown(self, page: Page, files: Files) -> str | None:
+        """The Markdown MkDocs renders for ``page``; None keeps the file's own."""
+        assert self.loaded is not None
+        glossary = self.loaded.glossary
+        src = page.file.src_uri
+        incremental = self.active
+        if src == pages.HOME_SRC:
+            return pages.home_markdown(glossary, [(MAP_TITLE.lower(), MAP_SRC), *((f"the book as {label}", src) for label, src in self.downloads)])
+        if src == pages.AZ_SRC:
             return pages.az_markdown(glossary)
         if src == pages.ROSETTA_SRC:
-            page.edit_url = None
             return pages.rosetta_markdown(glossary)
         href = _href_for(glossary, page, files)
         if src == MAP_SRC:
-            page.edit_url = None
-            page.meta["hide"] = ["navigation", "toc"]  # the map wants the full width
-            return map_markdown(glossary, href)
+            if incremental is None:
+                return self.map_job.result()
+            layout = incremental.memoized("map layout", _layout_key(glossary, self.link_graph), lambda: layout_map(glossary))
+            return incremental.memoized(src, _map_key(glossary, self.link_graph, page.url), lambda: map_markdown(glossary, href, layout))
         for section in glossary.sections:
             if src == pages.section_src(section):
                 figures = diagrams_markdown(section.page, self.loaded.diagrams, glossary, href) if section.page is not None else ""
                 return pages.section_markdown(section, glossary) + (f"\n{figures}\n" if figures else "")
-        slug = Path(src).stem
-        term = glossary.terms.get(slug)
-        if term is None or term_src(term) != src:
-            return markdown
-        page.meta["description"] = html.escape(term.summary)  # Material puts it in content="..." as it is
-        # Search ranks "tags" far above text (Material's search plugin; no tags plugin needed),
-        # so a search for an abbreviation or alias ("SM", "VRAM") lists its term first.
-        page.meta["tags"] = [html.escape(name) for name in (term.abbreviation, *term.aliases) if name]
-        extras = term_extras_markdown(term, self.loaded.diagrams, glossary, href, getattr(self, "link_graph", None))
-        return term_markdown(term, glossary, RelativeLinker(src), SiteSnippets(self.loaded.project.records_dir), extra_after_body=extras)
+        term = self._term_at(src)
+        if term is None:
+            return None
+
+        def extras() -> str:
+            return term_extras_markdown(term, self.loaded.diagrams, glossary, href, self.link_graph)
+
+        if incremental is not None:  # the drawings are most of the cost: redrawn only when what they show changed
+            text = incremental.memoized(src, _extras_key(term, glossary, self.link_graph, self.loaded.diagrams, page.url), extras)
+        else:
+            text = extras()
+        return term_markdown(term, glossary, RelativeLinker(src), SiteSnippets(self.loaded.project.records_dir), extra_after_body=text)
 
 
 def _href_for(glossary: Glossary, page: Page, files: Files) -> Callable[[str], str | None]:
     """Term slug -> URL relative to ``page``: raw HTML (inline SVG) gets no link rewriting from MkDocs."""
+    return _href_from(glossary, page.url, files)
 
+
+def _href_from(glossary: Glossary, url: str, files: Files) -> Callable[[str], str | None]:
     def href(slug: str) -> str | None:
         term = glossary.terms.get(slug)
         file = files.get_file_from_path(term_src(term)) if term is not None else None
-        return get_relative_url(file.url, page.url) if file is not None else None
+        return get_relative_url(file.url, url) if file is not None else None
 
     return href
+
+
+def _term_facts(glossary: Glossary, graph: nx.DiGraph | None, slugs: list[str]) -> str:
+    """What a drawing may show of each term: names, summary, section, place in the reading
+    order and how many terms link to it (the neighbourhood keeps the most-linked)."""
+    order = _reading_order(glossary)
+    degree = (lambda s: graph.in_degree(s) if s in graph else -1) if graph is not None else (lambda s: -1)
+    return repr([(s, t.title, t.display_title, t.abbreviation, t.summary, t.section, order.get(s), degree(s)) for s in slugs if (t := glossary.terms.get(s)) is not None])
+
+
+_orders: dict[int, tuple[Glossary, dict[str, int]]] = {}
+
+
+def _reading_order(glossary: Glossary) -> dict[str, int]:
+    """slug -> position in the reading order, computed once per loaded glossary."""
+    hit = _orders.get(id(glossary))
+    if hit is None or hit[0] is not glossary:
+        _orders.clear()
+        hit = _orders[id(glossary)] = (glossary, {t.slug: i for i, t in enumerate(glossary.ordered_terms())})
+    return hit[1]
+
+
+def _map_key(glossary: Glossary, graph: nx.DiGraph | None, url: str) -> str:
+    """Everything the map drawing reads: every term's names, summary and place, and the edges."""
+    edges = sorted(graph.edges) if graph is not None else []
+    return digest(url, _term_facts(glossary, graph, list(glossary.terms)), repr(edges), repr([(s.slug, s.title, s.terms) for s in glossary.sections]))
+
+
+def _layout_key(glossary: Glossary, graph: nx.DiGraph | None) -> str:
+    """What the map's layout reads: the sections, the reading order, the titles (labels) and the edges."""
+    edges = sorted(graph.edges) if graph is not None else []
+    return digest(repr([(s.slug, s.title, s.terms) for s in glossary.sections]), repr([(t.slug, t.title, t.section) for t in glossary.ordered_terms()]), repr(edges))
+
+
+def _extras_key(term: Term, glossary: Glossary, graph: nx.DiGraph | None, diagrams: Mapping[str, Diagram], url: str) -> str:
+    """Everything a term's drawings read: its diagrams (and the terms they show) and its neighbours."""
+    near = [term.slug]
+    if graph is not None and term.slug in graph:
+        near += sorted(graph.predecessors(term.slug)) + sorted(graph.successors(term.slug))
+    shown = [repr(diagrams.get(name)) for name in term.diagrams]
+    boxed = sorted({s for name in term.diagrams if name in diagrams for s, _ in diagrams[name].terms()})
+    return digest(url, _term_facts(glossary, graph, near), *shown, _term_facts(glossary, graph, boxed), repr(sorted(s.slug for s in glossary.sections)))

@@ -419,9 +419,13 @@ def _labels(glossary: Glossary, nodes: tuple[MapNode, ...], headings: tuple[tupl
     return tuple(out)
 
 
-def render_map_svg(glossary: Glossary, href_for_slug: HrefForSlug) -> str:
-    """The whole glossary as one SVG: clusters by section, node size by inbound links."""
-    lay = layout_map(glossary)
+def render_map_svg(glossary: Glossary, href_for_slug: HrefForSlug, layout: MapLayout | None = None) -> str:
+    """The whole glossary as one SVG: clusters by section, node size by inbound links.
+
+    ``layout`` is ``layout_map(glossary)``, passed in by a caller that kept it from an
+    earlier build of the same graph (`glossary serve`): the layout is nearly all the cost.
+    """
+    lay = layout if layout is not None else layout_map(glossary)
     counts = {s.slug: len(s.terms) for s in glossary.sections}
     top = sorted(lay.nodes, key=lambda n: (-n.inbound, n.slug))[:8]
     desc = (

@@ -13,7 +13,7 @@ from xml.sax.saxutils import escape
 
 import networkx as nx
 
-from glossary_tool.draw.graph import render_map_svg, render_neighbourhood_svg
+from glossary_tool.draw.graph import MapLayout, render_map_svg, render_neighbourhood_svg
 from glossary_tool.draw.model import Diagram
 from glossary_tool.draw.svg import HrefForSlug, attr, render_diagram_svg
 from glossary_tool.model import Glossary, Term
@@ -52,9 +52,9 @@ def term_extras_markdown(term: Term, diagrams: Mapping[str, Diagram], glossary: 
     return "\n\n".join(p for p in parts if p)
 
 
-def map_markdown(glossary: Glossary, href_for_slug: HrefForSlug) -> str:
-    """The generated map page."""
-    svg = render_map_svg(glossary, href_for_slug)
+def map_markdown(glossary: Glossary, href_for_slug: HrefForSlug, layout: MapLayout | None = None) -> str:
+    """The generated map page (``layout``: see render_map_svg)."""
+    svg = render_map_svg(glossary, href_for_slug, layout)
     total = len(glossary.terms)
     intro = (
         f"All {total} terms of the glossary, one circle each, grouped by section and joined by their cross-references. "

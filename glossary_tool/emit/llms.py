@@ -34,8 +34,10 @@ class LlmsFiles:
     files: dict[str, str]
 
     def write(self, site_dir: Path) -> None:
+        # site_dir is a build's staging directory (swapped in whole) or the serve preview's
+        # scratch directory: no fsync per file
         for rel, text in sorted(self.files.items()):
-            write_text(site_dir / rel, text)
+            write_text(site_dir / rel, text, durable=False)
 
 
 def _env(templates: Path) -> jinja2.Environment:

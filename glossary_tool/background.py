@@ -1,0 +1,103 @@
+"""Compute slow, self-contained outputs in a second process while the site's pages render.
+
+MkDocs renders pages one at a time on one core. The EPUB (Markdown to XHTML for every
+term) and the map's force layout need nothing from that rendering, so on a machine with a
+spare core they run in a forked child and their result is collected when it is needed:
+about a sixth of a 500-term build moves off the critical path (BENCHMARKS.md, Scale).
+
+A forked child shares the loaded glossary with its parent, so nothing is pickled on the way
+in; only the result (bytes or a string) comes back through a pipe. Where forking is
+unavailable or unsafe (another platform, one core, other threads running) a job runs in
+process when its result is first asked for, with the same output.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+import traceback
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from typing import Any
+
+
+class BackgroundError(RuntimeError):
+    """A background job raised; the message carries the child's traceback."""
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def can_fork() -> bool:
+    """Fork only where it is cheap and safe: Linux-style fork, a spare core, one thread."""
+    if os.environ.get("GLOSSARY_NO_FORK") == "1":
+        return False
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return False
+    return _cpus() > 1 and threading.active_count() == 1
+
+
+def _child(job: Callable[[], Any], conn: Connection) -> None:
+    try:
+        result = ("ok", job())
+    except BaseException as exc:  # report everything to the parent, which raises it
+        result = ("error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}")
+    conn.send(result)
+    conn.close()
+
+
+class Job:
+    """One computation, started now in a child process when possible, else run on demand."""
+
+    def __init__(self, job: Callable[[], Any], *, fork: bool | None = None) -> None:
+        self._job: Callable[[], Any] | None = job
+        self._done = False
+        self._value: Any = None
+        self._process: multiprocessing.process.BaseProcess | None = None
+        self._conn: Connection | None = None
+        if can_fork() if fork is None else fork:
+            context = multiprocessing.get_context("fork")
+            parent, child = context.Pipe(duplex=False)
+            self._process = context.Process(target=_child, args=(job, child), daemon=True)
+            self._process.start()
+            child.close()
+            self._conn = parent
+
+    @property
+    def forked(self) -> bool:
+        return self._process is not None
+
+    def result(self) -> Any:
+        """The job's value (waiting for the child if it runs in one); a failure raises BackgroundError."""
+        if self._done:
+            return self._value
+        if self._process is None:
+            assert self._job is not None
+            self._value, self._done, self._job = self._job(), True, None
+            return self._value
+        assert self._conn is not None
+        try:
+            status, value = self._conn.recv()
+        except EOFError:
+            status, value = "error", f"the background process died (exit status {self._process.exitcode})"
+        finally:
+            self._conn.close()
+            self._process.join()
+        if status != "ok":
+            raise BackgroundError(value)
+        self._value, self._done, self._job = value, True, None
+        return value
+
+    def cancel(self) -> None:
+        """Stop a child whose result is no longer wanted (the build failed)."""
+        if self._process is not None and self._process.is_alive():
+            self._process.terminate()
+            self._process.join()
+        if self._conn is not None:
+            self._conn.close()
+        self._done, self._job = True, None

@@ -1,0 +1,142 @@
+"""`glossary serve` rebuilds incrementally: only the pages an edit changes, with the very
+bytes a clean build of the edited sources writes.
+
+Each step edits the sources of a synthetic glossary (30 terms with diagrams and snippet
+records, benchmarks/generate.py), rebuilds the preview incrementally, builds a fresh
+preview of the same sources from scratch, and compares the two site trees file by file.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+from benchmarks.generate import generate
+from glossary_tool.adapters.mkdocs_serve import Preview
+from glossary_tool.pipeline import load_project
+from tests.conftest import REPO
+
+N = 30
+
+
+def tree(site: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(site)): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def glossary(tmp_path: Path) -> Path:
+    root = generate(tmp_path / "repo", N)
+    shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
+    shutil.copytree(REPO / "glossary" / "assets", root / "glossary" / "assets")
+    return root
+
+
+def term_file(root: Path, slug: str) -> Path:
+    return next((root / "glossary").glob(f"*/{slug}.md"))
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, (path, old)
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def add_link(root: Path) -> None:
+    """term-00003 gains a link to a term it did not link to: both neighbourhoods change."""
+    glossary = load_project(root).glossary
+    linked = {link.target for link in glossary.links.get("term-00003", ())}
+    new = next(slug for slug in sorted(glossary.terms) if slug not in linked and slug != "term-00003")
+    edit(term_file(root, "term-00003"), "\n## Part\n", f"\nNow also [[{new}]].\n\n## Part\n")
+
+
+def rename(root: Path) -> None:
+    edit(term_file(root, "term-00007"), "title: Term 00007", "title: Renamed Seven")
+
+
+def delete(root: Path) -> None:
+    term_file(root, "term-00029").unlink()
+    for path in (root / "glossary").glob("*/*.md"):
+        text = path.read_text(encoding="utf-8")
+        if "[[term-00029]]" in text:
+            path.write_text(text.replace("[[term-00029]]", "term 29"), encoding="utf-8")
+    edit(root / "glossary" / "toc.yml", "  - term-00029\n", "")
+
+
+def add(root: Path) -> None:
+    section = term_file(root, "term-00000").parent
+    text = term_file(root, "term-00000").read_text(encoding="utf-8").replace("Term 00000", "Added Term").replace("diagrams: [synthetic-00000]\n", "")
+    (section / "added-term.md").write_text(text.replace("[[term-00001]]", "[[term-00002]]"), encoding="utf-8")
+    edit(root / "glossary" / "toc.yml", f"{section.name}:\n", f"{section.name}:\n  - added-term\n")
+
+
+def redraw(root: Path) -> None:
+    edit(root / "diagrams" / "synthetic-00000.yml", "label: Group 0", "label: Renamed group")
+
+
+def rerun(root: Path) -> None:
+    record = next((root / "snippets").glob("*/term-00010/demo.json"))
+    data = json.loads(record.read_text(encoding="utf-8"))
+    data["date"] = "2026-11-23"  # the badge under the snippet shows it
+    record.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+# (name, edit, pages rebuilt: these term slugs; "linkers": the pages that show what changed
+# (in 30 terms of 15 links each, about half), not all; None: all of them)
+STEPS: list[tuple[str, Callable[[Path], None], set[str] | str | None]] = [
+    ("nothing changed", lambda root: None, set()),
+    ("a sentence added to one term", lambda root: edit(term_file(root, "term-00001"), "\n## Part\n", "\nOne more sentence.\n\n## Part\n"), {"term-00001"}),
+    ("a summary edited", lambda root: edit(term_file(root, "term-00002"), "summary: Synthetic term number 2 ", "summary: Edited term number 2 "), "linkers"),
+    ("a cross-reference added", add_link, "linkers"),
+    ("a snippet record re-run", rerun, {"term-00010"}),
+    ("a diagram redrawn", redraw, {"term-00000"}),  # the one term that shows it
+    ("a title changed", rename, None),
+    ("a term deleted", delete, None),
+    ("a term added", add, None),
+]
+
+
+def test_incremental_rebuilds_write_the_bytes_of_a_clean_build(glossary: Path, tmp_path: Path) -> None:
+    preview = Preview(glossary / "mkdocs.yml", "127.0.0.1:8765", site_dir=str(tmp_path / "preview"))
+    preview.build()
+    total = len(preview.incremental.rebuilt)
+    assert total == N + 9, "the first build renders every page: home, 5 sections, A-Z, Rosetta, map and the terms"
+    for step, change, expected in STEPS:
+        change(glossary)
+        preview.build()
+        rebuilt = set(preview.incremental.rebuilt)
+        fresh = Preview(glossary / "mkdocs.yml", "127.0.0.1:8765", site_dir=str(tmp_path / f"clean-{len(rebuilt)}-{step[:8]}"))
+        fresh.build()
+        got, want = tree(Path(preview.site_dir)), tree(Path(fresh.site_dir))
+        assert sorted(got) == sorted(want), f"{step}: the same files"
+        differ = [name for name in want if got[name] != want[name]]
+        assert not differ, f"{step}: files differ from a clean build: {differ[:10]}"
+        if expected is None:
+            assert rebuilt == set(preview.incremental.planned), f"{step}: the navigation changed, so every page is rebuilt"
+        elif expected == "linkers":
+            assert 1 < len(rebuilt) < len(preview.incremental.planned), f"{step}: the pages showing it, not all: {sorted(rebuilt)}"
+        else:
+            assert {Path(src).stem for src in rebuilt} == expected, step
+        fresh.close()
+    preview.close()
+
+
+def test_preview_has_a_working_search_index_after_partial_rebuilds(glossary: Path, tmp_path: Path) -> None:
+    preview = Preview(glossary / "mkdocs.yml", "127.0.0.1:8765", site_dir=str(tmp_path / "preview"))
+    preview.build()
+    edit(term_file(glossary, "term-00004"), "\n## Part\n", "\nA findable zanzibar sentence.\n\n## Part\n")
+    preview.build()
+    (src,) = preview.incremental.rebuilt
+    assert Path(src).stem == "term-00004"
+    index = json.loads((Path(preview.site_dir) / "search" / "search_index.json").read_text(encoding="utf-8"))
+    pages = {doc["location"].split("#")[0] for doc in index["docs"]}
+    assert len(pages) == N + 9, "every page is still in the index, not only the rebuilt one"
+    hits = [doc["location"] for doc in index["docs"] if "zanzibar" in doc["text"]]
+    assert hits and all(h.startswith(src.removesuffix(".md") + "/") for h in hits)
+    home = BeautifulSoup((Path(preview.site_dir) / "index.html").read_text(encoding="utf-8"), "html.parser")
+    assert not [a for a in home.find_all("a", href=True) if a["href"].endswith(".epub")], "the preview builds no book"
+    preview.close()
