@@ -54,11 +54,11 @@ from glossary_tool.draw import check_diagrams, load_diagrams
 from glossary_tool.draw.load import SUFFIXES as DIAGRAM_SUFFIXES
 from glossary_tool.link import link
 from glossary_tool.load import LoadResult, frontmatter
-from glossary_tool.load.files import ASSETS, INDEX, load_section_page, load_term, read_text, rel
+from glossary_tool.load.files import INDEX, load_term, read_text, term_from, walk_tree
 from glossary_tool.load.toc import TOC_NAME, ReadingOrder, read_toc
-from glossary_tool.model import SECTION_TITLES, SECTIONS, Section, Source, Term
+from glossary_tool.model import SECTION_TITLES, Section, Term
 from glossary_tool.pipeline import Loaded, Project, load_project
-from glossary_tool.text import SLUG_RE, normalize_name
+from glossary_tool.text import normalize_name
 from glossary_tool.verify.freshness import snippet_diagnostics
 
 GIT_TIMEOUT = 60
@@ -219,63 +219,16 @@ def _light(root: Path, entry: _Entry) -> None:
         entry.targets = raw_targets(text)
         return
     entry.targets = raw_targets(fm.body)
-    if "title" not in clean or "summary" not in clean:
-        return
-    entry.term = Term(
-        slug=entry.path.stem,
-        section=entry.section,
-        path=entry.shown,
-        title=clean["title"],
-        summary=clean["summary"],
-        body=fm.body,
-        body_offset=fm.body_offset,
-        abbreviation=clean.get("abbreviation"),
-        aliases=clean.get("aliases", ()),
-        sources=tuple(Source(t, u) for t, u in clean.get("sources", ())),
-        equivalents=clean.get("equivalents", ()),
-        diagrams=clean.get("diagrams", ()),
-        field_lines=tuple(sorted(fm.lines.items())),
-    )
+    entry.term = term_from(entry.path.stem, entry.section, entry.shown, clean, fm)
 
 
 def _walk(root: Path, out: list[Diagnostic]) -> tuple[list[_Entry], dict[str, Section], Section | None]:
     """The files :func:`glossary_tool.load.files.load_tree` visits, in its order."""
-    entries: list[_Entry] = []
-    pages: dict[str, Section] = {}
-    home = None
     if not root.is_dir():
         out.append(error(root.as_posix(), 0, 0, "glossary-missing", "glossary folder not found"))
-        return entries, pages, home
-    for entry in sorted(root.iterdir()):
-        shown = rel(root, entry)
-        if entry.name.startswith(".") or (entry.name == ASSETS and entry.is_dir()):
-            continue
-        if entry.is_dir() and not entry.is_symlink():
-            if entry.name not in SECTIONS:
-                out.append(error(shown, 0, 0, "section-unknown", f"unknown section folder '{entry.name}'; sections are {', '.join(SECTIONS)}"))
-                continue
-            for path in sorted(entry.iterdir()):
-                if path.name.startswith(".") or path.is_dir():
-                    continue
-                if path.suffix != ".md":
-                    out.append(error(rel(root, path), 0, 0, "file-unexpected", "only Markdown term files (.md) belong in a section folder"))
-                    continue
-                if path.name == INDEX:
-                    page = load_section_page(root, path, entry.name, out)
-                    if page is not None:
-                        pages[entry.name] = page
-                    continue
-                if not SLUG_RE.match(path.stem):
-                    out.append(error(rel(root, path), 1, 1, "slug-invalid", f"file name '{path.name}' must be a kebab-case slug such as 'thread-block-cluster.md'"))
-                    continue
-                entries.append(_Entry(entry.name, path, rel(root, path)))
-        elif entry.name == INDEX:
-            home = load_section_page(root, entry, "home", out)
-        elif entry.name == TOC_NAME:
-            continue
-        else:
-            out.append(error(shown, 0, 0, "file-unexpected", "terms live in a section folder: glossary/<section>/<slug>.md"))
-    return entries, pages, home
+        return [], {}, None
+    tree = walk_tree(root, out)
+    return [_Entry(section, path, shown) for section, path, shown in tree.term_files], dict(tree.pages), tree.home
 
 
 def _old_names(path: str, text: str) -> tuple[set[str], frozenset[str], set[str]]:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from glossary_tool.diagnostics import Diagnostic, error
 from glossary_tool.load import frontmatter
-from glossary_tool.load.body import parse_body
+from glossary_tool.load.body import ParsedBody, parse_body
 from glossary_tool.load.toc import TOC_NAME, ReadingOrder, read_toc
 from glossary_tool.model import SECTION_TITLES, SECTIONS, Section, Source, Term
 from glossary_tool.text import SLUG_RE
@@ -90,10 +90,17 @@ def load_term(root: Path, path: Path, section: str, out: list[Diagnostic]) -> Te
     out.extend(problems)
     body = parse_body(shown, fm.body, fm.body_offset)
     out.extend(body.diagnostics)
+    return term_from(path.stem, section, shown, clean, fm, body)
+
+
+def term_from(slug: str, section: str, shown: str, clean: dict, fm: frontmatter.FrontMatter, body: ParsedBody | None = None) -> Term | None:
+    """The Term for validated front matter ``clean``; ``body`` (a parsed body) adds the body
+    fields, which `glossary check --changed` leaves empty for the terms it does not parse."""
     if "title" not in clean or "summary" not in clean:
         return None
+    parsed = {"xrefs": body.xrefs, "snippets": body.snippets, "headings": body.headings, "words": body.words} if body is not None else {}
     return Term(
-        slug=path.stem,
+        slug=slug,
         section=section,
         path=shown,
         title=clean["title"],
@@ -105,11 +112,8 @@ def load_term(root: Path, path: Path, section: str, out: list[Diagnostic]) -> Te
         sources=tuple(Source(t, u) for t, u in clean.get("sources", ())),
         equivalents=clean.get("equivalents", ()),
         diagrams=clean.get("diagrams", ()),
-        xrefs=body.xrefs,
-        snippets=body.snippets,
-        headings=body.headings,
-        words=body.words,
         field_lines=tuple(sorted(fm.lines.items())),
+        **parsed,
     )
 
 
@@ -147,16 +151,21 @@ def load_section_page(root: Path, path: Path, slug: str, out: list[Diagnostic]) 
     return Section(slug, title.strip(), summary_text, fm.body, shown, (), page)
 
 
-def load_tree(root: Path) -> LoadResult:
-    """Load every term and section page under ``root`` (the ``glossary/`` folder)."""
-    root = Path(root)
-    out: list[Diagnostic] = []
-    terms: list[Term] = []
+@dataclass(frozen=True)
+class Tree:
+    """What is under ``glossary/``: the term files to load (section, path, shown path) in
+    load order, the section pages and the home page; misplaced files are diagnostics."""
+
+    term_files: tuple[tuple[str, Path, str], ...]
+    pages: dict[str, Section]
+    home: Section | None
+
+
+def walk_tree(root: Path, out: list[Diagnostic]) -> Tree:
+    """Visit ``root`` the way every loader does (`glossary check --changed` too)."""
+    files: list[tuple[str, Path, str]] = []
     pages: dict[str, Section] = {}
     home = None
-    if not root.is_dir():
-        out.append(error(root.as_posix(), 0, 0, "glossary-missing", "glossary folder not found"))
-        return LoadResult(root, (), (), None, ReadingOrder((), {}), tuple(out))
     for entry in sorted(root.iterdir()):
         shown = rel(root, entry)
         if entry.name.startswith(".") or (entry.name == ASSETS and entry.is_dir()):
@@ -179,15 +188,26 @@ def load_tree(root: Path) -> LoadResult:
                 if not SLUG_RE.match(path.stem):
                     out.append(error(rel(root, path), 1, 1, "slug-invalid", f"file name '{path.name}' must be a kebab-case slug such as 'thread-block-cluster.md'"))
                     continue
-                term = load_term(root, path, entry.name, out)
-                if term is not None:
-                    terms.append(term)
+                files.append((entry.name, path, rel(root, path)))
         elif entry.name == INDEX:
             home = load_section_page(root, entry, "home", out)
         elif entry.name == TOC_NAME:
             continue
         else:
             out.append(error(shown, 0, 0, "file-unexpected", "terms live in a section folder: glossary/<section>/<slug>.md"))
+    return Tree(tuple(files), pages, home)
+
+
+def load_tree(root: Path) -> LoadResult:
+    """Load every term and section page under ``root`` (the ``glossary/`` folder)."""
+    root = Path(root)
+    out: list[Diagnostic] = []
+    if not root.is_dir():
+        out.append(error(root.as_posix(), 0, 0, "glossary-missing", "glossary folder not found"))
+        return LoadResult(root, (), (), None, ReadingOrder((), {}), tuple(out))
+    tree = walk_tree(root, out)
+    terms = [term for section, path, _ in tree.term_files if (term := load_term(root, path, section, out)) is not None]
+    pages, home = tree.pages, tree.home
     order = read_toc(root, out)
     sections = []
     for slug in order.sections:
