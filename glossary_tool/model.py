@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from types import MappingProxyType
 
 SECTIONS: tuple[str, ...] = (
@@ -164,6 +165,11 @@ class Glossary:
 
     def ordered_terms(self) -> list[Term]:
         return [self.terms[slug] for section in self.sections for slug in section.terms if slug in self.terms]
+
+    @cached_property
+    def position(self) -> Mapping[str, int]:
+        """slug -> index in the reading order; computed once (drawings sort neighbours by it)."""
+        return {term.slug: i for i, term in enumerate(self.ordered_terms())}
 
     def section(self, slug: str) -> Section:
         for section in self.sections:

@@ -170,3 +170,14 @@ def test_real_glossary_builds_and_links_resolve(real_site):
             resolved = resolve(site, site / term.section / term.slug / "index.html", a["href"])
             if resolved is not None:
                 assert resolved.exists(), f"{term.slug}: {a['href']}"
+
+
+def test_long_sections_are_listed_in_groups_in_reading_order():
+    from glossary_tool.adapters.mkdocs_plugin import NAV_GROUP_LIMIT, NAV_GROUP_SIZE, _nav_groups
+
+    short = [{f"Term {i}": f"s/t{i}.md"} for i in range(NAV_GROUP_LIMIT)]
+    assert _nav_groups(short) == short, "the real glossary's sections (at most 57 terms) stay flat"
+    long = [{f"Term {i:03d}": f"s/t{i}.md"} for i in range(2 * NAV_GROUP_SIZE + 7)]
+    groups = _nav_groups(long)
+    assert [next(iter(g)) for g in groups] == ["Term 000 \u2013 Term 049", "Term 050 \u2013 Term 099", "Term 100 \u2013 Term 106"]
+    assert [entry for g in groups for entry in next(iter(g.values()))] == long, "same entries, same order: previous/next unchanged"

@@ -109,8 +109,8 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         nav: list = [{"Home": pages.HOME_SRC}]
         for section in glossary.sections:
             # Material prints nav titles (and page titles taken from them) unescaped
-            items = [pages.section_src(section)] + [{html.escape(glossary.terms[s].display_title, quote=False): term_src(glossary.terms[s])} for s in section.terms]
-            nav.append({html.escape(section.title, quote=False): items})
+            entries = [{html.escape(glossary.terms[s].display_title, quote=False): term_src(glossary.terms[s])} for s in section.terms]
+            nav.append({html.escape(section.title, quote=False): [pages.section_src(section), *_nav_groups(entries)]})
         nav.append({"A-Z index": pages.AZ_SRC})
         nav.append({"Rosetta": pages.ROSETTA_SRC})
         nav.append({"Map": MAP_SRC})
@@ -292,6 +292,29 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         return term_markdown(term, glossary, RelativeLinker(src), SiteSnippets(self.loaded.project.records_dir), extra_after_body=text)
 
 
+#: A section with more terms than this is listed in the sidebar in groups of NAV_GROUP_SIZE.
+NAV_GROUP_LIMIT = 100
+NAV_GROUP_SIZE = 50
+
+
+def _nav_groups(entries: list[dict[str, str]]) -> list:
+    """A long section's terms in consecutive groups, named by their first and last title.
+
+    Every page's sidebar holds its own section's entries (navigation.prune drops the other
+    sections'), so one flat list of 1,000 terms made each page O(terms) to render and a
+    5,000-term build quadratic. Grouped, a page lists its group and the group names.
+    The reading order, and so previous/next, stays the same.
+    """
+    if len(entries) <= NAV_GROUP_LIMIT:
+        return entries
+    groups = []
+    for start in range(0, len(entries), NAV_GROUP_SIZE):
+        chunk = entries[start : start + NAV_GROUP_SIZE]
+        first, last = next(iter(chunk[0])), next(iter(chunk[-1]))
+        groups.append({f"{first} – {last}": chunk})
+    return groups
+
+
 def _href_for(glossary: Glossary, page: Page, files: Files) -> Callable[[str], str | None]:
     """Term slug -> URL relative to ``page``: raw HTML (inline SVG) gets no link rewriting from MkDocs."""
     return _href_from(glossary, page.url, files)
@@ -309,21 +332,9 @@ def _href_from(glossary: Glossary, url: str, files: Files) -> Callable[[str], st
 def _term_facts(glossary: Glossary, graph: nx.DiGraph | None, slugs: list[str]) -> str:
     """What a drawing may show of each term: names, summary, section, place in the reading
     order and how many terms link to it (the neighbourhood keeps the most-linked)."""
-    order = _reading_order(glossary)
+    order = glossary.position
     degree = (lambda s: graph.in_degree(s) if s in graph else -1) if graph is not None else (lambda s: -1)
     return repr([(s, t.title, t.display_title, t.abbreviation, t.summary, t.section, order.get(s), degree(s)) for s in slugs if (t := glossary.terms.get(s)) is not None])
-
-
-_orders: dict[int, tuple[Glossary, dict[str, int]]] = {}
-
-
-def _reading_order(glossary: Glossary) -> dict[str, int]:
-    """slug -> position in the reading order, computed once per loaded glossary."""
-    hit = _orders.get(id(glossary))
-    if hit is None or hit[0] is not glossary:
-        _orders.clear()
-        hit = _orders[id(glossary)] = (glossary, {t.slug: i for i, t in enumerate(glossary.ordered_terms())})
-    return hit[1]
 
 
 def _map_key(glossary: Glossary, graph: nx.DiGraph | None, url: str) -> str:

@@ -488,7 +488,7 @@ def render_neighbourhood_svg(term: Term, glossary: Glossary, href_for_slug: Href
     graph = graph if graph is not None else term_graph(glossary)
     if term.slug not in graph:
         return None
-    order = {t.slug: i for i, t in enumerate(glossary.ordered_terms())}
+    order = glossary.position
     inbound = sorted(graph.predecessors(term.slug), key=lambda s: (order.get(s, 0), s))
     outbound = sorted(graph.successors(term.slug), key=lambda s: (order.get(s, 0), s))
     if not inbound and not outbound:
