@@ -1,9 +1,10 @@
 """Compute slow, self-contained outputs in a second process while the site's pages render.
 
-MkDocs renders pages one at a time on one core. The EPUB (Markdown to XHTML for every
-term) and the map's force layout need nothing from that rendering, so on a machine with a
-spare core they run in a forked child and their result is collected when it is needed:
-about a sixth of a 500-term build moves off the critical path (BENCHMARKS.md, Scale).
+MkDocs renders pages one at a time on one core. The map's force layout, the EPUB (Markdown
+to XHTML for every term) and llms.txt need nothing from that rendering, so on a machine
+with a spare core they run in a forked child and their result is collected when it is
+needed: about 3 s of a 500-term build's 12 s of CPU leave the critical path
+(BENCHMARKS.md, Scale).
 
 A forked child shares the loaded glossary with its parent, so nothing is pickled on the way
 in; only the result (bytes or a string) comes back through a pipe. Where forking is

@@ -36,6 +36,7 @@ from glossary_tool.draw.html import MAP_TITLE, diagrams_markdown, map_markdown, 
 from glossary_tool.draw.model import Diagram
 from glossary_tool.emit import pages
 from glossary_tool.emit.links import RelativeLinker, term_src
+from glossary_tool.emit.llms import LlmsFiles, render_llms
 from glossary_tool.emit.markdown import term_markdown
 from glossary_tool.emit.snippets import SiteSnippets
 from glossary_tool.model import Glossary, Term
@@ -153,12 +154,14 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
 
         book = make_book(self.loaded, config.site_url or "/")
         self.downloads = [("EPUB", pages.EPUB_SRC)]
-        # The EPUB and the map need nothing from page rendering: they are computed beside it
-        # (glossary_tool/background.py) and collected in on_post_build and the map page.
-        self.epub_job = Job(lambda: epub_bytes(book))
-        files.append(File.generated(config, pages.EPUB_SRC, content=b""))  # known to MkDocs' link validation; written in on_post_build
+        # The EPUB, llms.txt and the map need nothing from page rendering: they are computed
+        # beside it (glossary_tool/background.py), collected in on_post_build and the map page.
+        # One process for all three (the map first: its page is built before the build ends),
+        # so the page rendering keeps a core to itself on a 2-core machine.
+        site_url, site_name = config.site_url or "/", config.site_name
         map_url = files.get_file_from_path(MAP_SRC).url
-        self.map_job = Job(lambda: map_markdown(glossary, _href_from(glossary, map_url, files)))
+        self.side_job = Job(lambda: (map_markdown(glossary, _href_from(glossary, map_url, files)), epub_bytes(book), self._llms(site_url, site_name).files))
+        files.append(File.generated(config, pages.EPUB_SRC, content=b""))  # known to MkDocs' link validation; written in on_post_build
         if os.environ.get(BOOK_ENV) == "1":
             try:
                 files.append(File.generated(config, pages.PDF_SRC, content=pdf_bytes(book, self.loaded.project.root)))
@@ -171,9 +174,9 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         """A failed build collects nothing: stop the background jobs; the next serve rebuild is a full one."""
         if self.active is not None:
             self.active.signature = None
-        for job in (getattr(self, "epub_job", None), getattr(self, "map_job", None)):
-            if job is not None:
-                job.cancel()
+        job = getattr(self, "side_job", None)
+        if job is not None:
+            job.cancel()
 
     def on_nav(self, nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
         """In `glossary serve`, settle which pages this rebuild renders (adapters/mkdocs_incremental.py)."""
@@ -203,24 +206,25 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
 
     @event_priority(-100)  # after Material's search has written its index
     def on_post_build(self, config: MkDocsConfig) -> None:
-        """Write llms.txt, llms-full.txt and the Markdown copy of each term page."""
-        assert self.loaded is not None
-        from glossary_tool.emit.llms import render_llms
-
+        """Write the EPUB, llms.txt, llms-full.txt and the Markdown copy of each term page."""
         site_dir = Path(config.site_dir)
         if self.active is None:
-            write_bytes(site_dir / pages.EPUB_SRC, self.epub_job.result(), durable=False)
+            _, epub, llms_files = self.side_job.result()
+            write_bytes(site_dir / pages.EPUB_SRC, epub, durable=False)
+            LlmsFiles(llms_files).write(site_dir)
+            return
+        llms = self._llms(config.site_url or "/", config.site_name)
+        llms.write(site_dir)
+        self.active.replace_written(site_dir, set(llms.files))
+        self.active.finish(site_dir, [(p.file.src_uri, p.url) for p in self._built_pages])
 
+    def _llms(self, site_url: str, site_name: str) -> LlmsFiles:
+        assert self.loaded is not None
         project = self.loaded.project
-        site_url = config.site_url or "/"
         templates = project.root / "llms_txt"
         if not templates.is_dir():  # a glossary without its own templates uses the tool's
             templates = Path(__file__).resolve().parents[2] / "llms_txt"
-        llms = render_llms(self.loaded.glossary, project.records_dir, templates, site_url, config.site_name, self.loaded.diagrams)
-        llms.write(site_dir)
-        if self.active is not None:
-            self.active.replace_written(site_dir, set(llms.files))
-            self.active.finish(site_dir, [(p.file.src_uri, p.url) for p in self._built_pages])
+        return render_llms(self.loaded.glossary, project.records_dir, templates, site_url, site_name, self.loaded.diagrams)
 
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         self._page_meta(page)
@@ -271,7 +275,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         href = _href_for(glossary, page, files)
         if src == MAP_SRC:
             if incremental is None:
-                return self.map_job.result()
+                return self.side_job.result()[0]
             layout = incremental.memoized("map layout", _layout_key(glossary, self.link_graph), lambda: layout_map(glossary))
             return incremental.memoized(src, _map_key(glossary, self.link_graph, page.url), lambda: map_markdown(glossary, href, layout))
         for section in glossary.sections:

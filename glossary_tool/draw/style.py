@@ -10,6 +10,7 @@ which only matches when the SVG *is* the document, so they never fight the site'
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -165,7 +166,12 @@ def css(used: Iterable[str] | None = None) -> str:
     Rules never conflict between drawings (same selector, same declarations), so a page that
     inlines several SVGs gets one consistent style.
     """
-    keep = frozenset(used) if used is not None else None
+    # the neighbourhood drawings of a big glossary use a handful of class sets: build each once
+    return _css(frozenset(used) if used is not None else None)
+
+
+@functools.lru_cache(maxsize=512)
+def _css(keep: frozenset[str] | None) -> str:
     out = [
         f".gg{{font-family:{FONT_FAMILY}}}",
         f".gg text{{font-size:{SIZE_LABEL:g}px}}",
