@@ -97,6 +97,9 @@ STEPS: list[tuple[str, Callable[[Path], None], set[str] | str | None]] = [
     ("a title changed", rename, None),
     ("a term deleted", delete, None),
     ("a term added", add, None),
+    # a save in the middle of an edit: the term stops loading (its page and the links to it go), then comes back
+    ("front matter broken", lambda root: edit(term_file(root, "term-00011"), "title: Term 00011", "title: [Term 00011"), None),
+    ("front matter mended", lambda root: edit(term_file(root, "term-00011"), "title: [Term 00011", "title: Term 00011"), None),
 ]
 
 
