@@ -24,7 +24,12 @@ from typing import Any
 
 
 class BackgroundError(RuntimeError):
-    """A background job raised; the message carries the child's traceback."""
+    """A background job raised. The message is the exception in one line (what a user
+    reads); ``details`` holds the traceback (for --verbose logs and bug reports)."""
+
+    def __init__(self, message: str, details: str = "") -> None:
+        super().__init__(message)
+        self.details = details
 
 
 def _cpus() -> int:
@@ -45,9 +50,9 @@ def can_fork() -> bool:
 
 def _child(job: Callable[[], Any], conn: Connection) -> None:
     try:
-        result = ("ok", job())
+        result: tuple[str, Any, str] = ("ok", job(), "")
     except BaseException as exc:  # report everything to the parent, which raises it
-        result = ("error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}")
+        result = ("error", f"{type(exc).__name__}: {exc}", traceback.format_exc())
     conn.send(result)
     conn.close()
 
@@ -79,18 +84,23 @@ class Job:
             return self._value
         if self._process is None:
             assert self._job is not None
-            self._value, self._done, self._job = self._job(), True, None
-            return self._value
+            try:
+                value = self._job()
+            except Exception as exc:  # the same error, forked or not
+                raise BackgroundError(f"{type(exc).__name__}: {exc}", traceback.format_exc()) from exc
+            self._value, self._done, self._job = value, True, None
+            return value
         assert self._conn is not None
+        details = ""
         try:
-            status, value = self._conn.recv()
+            status, value, details = self._conn.recv()
         except EOFError:
-            status, value = "error", f"the background process died (exit status {self._process.exitcode})"
+            status, value = "error", None
         finally:
             self._conn.close()
             self._process.join()
         if status != "ok":
-            raise BackgroundError(value)
+            raise BackgroundError(value or f"the background process died (exit status {self._process.exitcode})", details)
         self._value, self._done, self._job = value, True, None
         return value
 

@@ -181,3 +181,25 @@ def test_long_sections_are_listed_in_groups_in_reading_order():
     groups = _nav_groups(long)
     assert [next(iter(g)) for g in groups] == ["Term 000 \u2013 Term 049", "Term 050 \u2013 Term 099", "Term 100 \u2013 Term 106"]
     assert [entry for g in groups for entry in next(iter(g.values()))] == long, "same entries, same order: previous/next unchanged"
+
+
+@pytest.mark.parametrize("fork", ["0", "1"])
+def test_a_failing_side_job_fails_the_build_cleanly(trio_site, monkeypatch, capsys, caplog, fork):
+    """The map, EPUB and llms.txt are made beside the pages (glossary_tool/background.py):
+    if that fails, the build says so in one line, and the previous site stays."""
+    import glossary_tool.emit.book as book
+
+    root, site = trio_site
+    before = hashlib.sha256((site / "index.html").read_bytes()).hexdigest()
+    monkeypatch.setenv("GLOSSARY_NO_FORK", "1" if fork == "0" else "0")
+
+    def broken(*args, **kwargs):
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr(book, "epub_bytes", broken)
+    assert build(root, site) == 1
+    err = capsys.readouterr().err
+    assert "previous site left unchanged" in err and "Traceback" not in err
+    logged = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert "glossary: building the map, EPUB and llms.txt failed: OSError: No space left on device" in logged, "one line, no traceback"
+    assert hashlib.sha256((site / "index.html").read_bytes()).hexdigest() == before

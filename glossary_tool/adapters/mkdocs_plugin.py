@@ -29,7 +29,7 @@ from mkdocs.utils import get_relative_url
 
 from glossary_tool.adapters.mkdocs_incremental import Incremental, digest
 from glossary_tool.atomic import write_bytes
-from glossary_tool.background import Job
+from glossary_tool.background import BackgroundError, Job
 from glossary_tool.diagnostics import Severity
 from glossary_tool.draw.graph import MAP_SRC, layout_map, term_graph
 from glossary_tool.draw.html import MAP_TITLE, diagrams_markdown, map_markdown, term_extras_markdown
@@ -209,7 +209,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         """Write the EPUB, llms.txt, llms-full.txt and the Markdown copy of each term page."""
         site_dir = Path(config.site_dir)
         if self.active is None:
-            _, epub, llms_files = self.side_job.result()
+            _, epub, llms_files = self._side_results()
             write_bytes(site_dir / pages.EPUB_SRC, epub, durable=False)
             LlmsFiles(llms_files).write(site_dir)
             return
@@ -217,6 +217,13 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         llms.write(site_dir)
         self.active.replace_written(site_dir, set(llms.files))
         self.active.finish(site_dir, [(p.file.src_uri, p.url) for p in self._built_pages])
+
+    def _side_results(self) -> tuple[str, bytes, dict[str, str]]:
+        """The map, EPUB and llms.txt from the side process; its failure fails the build cleanly."""
+        try:
+            return self.side_job.result()
+        except BackgroundError as exc:
+            raise PluginError(f"glossary: building the map, EPUB and llms.txt failed: {exc}") from exc
 
     def _llms(self, site_url: str, site_name: str) -> LlmsFiles:
         assert self.loaded is not None
@@ -275,7 +282,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         href = _href_for(glossary, page, files)
         if src == MAP_SRC:
             if incremental is None:
-                return self.side_job.result()[0]
+                return self._side_results()[0]
             layout = incremental.memoized("map layout", _layout_key(glossary, self.link_graph), lambda: layout_map(glossary))
             return incremental.memoized(src, _map_key(glossary, self.link_graph, page.url), lambda: map_markdown(glossary, href, layout))
         for section in glossary.sections:
