@@ -54,9 +54,9 @@ from glossary_tool.draw import check_diagrams, load_diagrams
 from glossary_tool.draw.load import SUFFIXES as DIAGRAM_SUFFIXES
 from glossary_tool.link import link
 from glossary_tool.load import LoadResult, frontmatter
-from glossary_tool.load.files import INDEX, load_term, read_text, term_from, walk_tree
+from glossary_tool.load.files import load_term, read_text, sections_in_order, term_from, walk_tree
 from glossary_tool.load.toc import TOC_NAME, ReadingOrder, read_toc
-from glossary_tool.model import SECTION_TITLES, Section, Term
+from glossary_tool.model import Section, Term
 from glossary_tool.pipeline import Loaded, Project, load_project
 from glossary_tool.text import normalize_name
 from glossary_tool.verify.freshness import snippet_diagnostics
@@ -380,13 +380,7 @@ def check_paths(root: Path, changed: Iterable[str], old: Mapping[str, str] | Non
 def _link(gdir: Path, entries: list[_Entry], pages: dict[str, Section], home: Section | None, order: ReadingOrder, out: list[Diagnostic]):
     """Assemble the load result as :func:`load_tree` does, and link it."""
     terms = tuple(e.term for e in entries if e.term is not None)
-    sections = []
-    for slug in order.sections:
-        page = pages.get(slug)
-        if page is None:
-            page = Section(slug, SECTION_TITLES.get(slug, slug), "", "", f"{gdir.name}/{slug}/{INDEX}", ())
-        sections.append(Section(page.slug, page.title, page.summary, page.body, page.path, order.terms.get(slug, ()), page.page))
-    return link(LoadResult(gdir, terms, tuple(sections), home, order, tuple(out)))
+    return link(LoadResult(gdir, terms, sections_in_order(gdir, order, pages), home, order, tuple(out)))
 
 
 def check_changed(root: Path, rev: str, *, check_records: bool = True) -> ChangedCheck:

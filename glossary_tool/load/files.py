@@ -209,10 +209,16 @@ def load_tree(root: Path) -> LoadResult:
     terms = [term for section, path, _ in tree.term_files if (term := load_term(root, path, section, out)) is not None]
     pages, home = tree.pages, tree.home
     order = read_toc(root, out)
+    return LoadResult(root, tuple(terms), sections_in_order(root, order, pages), home, order, tuple(out))
+
+
+def sections_in_order(root: Path, order: ReadingOrder, pages: dict[str, Section]) -> tuple[Section, ...]:
+    """The sections in reading order, each with its terms; a section without an index.md
+    gets its standard title."""
     sections = []
     for slug in order.sections:
         page = pages.get(slug)
         if page is None:
             page = Section(slug, SECTION_TITLES.get(slug, slug), "", "", f"{root.name}/{slug}/{INDEX}", ())
         sections.append(Section(page.slug, page.title, page.summary, page.body, page.path, order.terms.get(slug, ()), page.page))
-    return LoadResult(root, tuple(terms), tuple(sections), home, order, tuple(out))
+    return tuple(sections)
