@@ -21,14 +21,17 @@ import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+import networkx as nx
 from mkdocs.structure.pages import Page
 
 from glossary_tool.atomic import write_text
+from glossary_tool.draw.model import Diagram
+from glossary_tool.model import Glossary, Term
 
 SEARCH_INDEX = "search/search_index.json"
 T = TypeVar("T")
@@ -144,3 +147,36 @@ class Incremental:
         value = compute()
         self.memo[name] = (key, value)
         return value
+
+
+# --- what each drawing reads: memo keys for serve's redraws ---------------------------------
+
+
+def _term_facts(glossary: Glossary, graph: nx.DiGraph | None, slugs: list[str]) -> str:
+    """What a drawing may show of each term: names, summary, section, place in the reading
+    order and how many terms link to it (the neighbourhood keeps the most-linked)."""
+    order = glossary.position
+    degree = (lambda s: graph.in_degree(s) if s in graph else -1) if graph is not None else (lambda s: -1)
+    return repr([(s, t.title, t.display_title, t.abbreviation, t.summary, t.section, order.get(s), degree(s)) for s in slugs if (t := glossary.terms.get(s)) is not None])
+
+
+def map_key(glossary: Glossary, graph: nx.DiGraph | None, url: str) -> str:
+    """Everything the map drawing reads: every term's names, summary and place, and the edges."""
+    edges = sorted(graph.edges) if graph is not None else []
+    return digest(url, _term_facts(glossary, graph, list(glossary.terms)), repr(edges), repr([(s.slug, s.title, s.terms) for s in glossary.sections]))
+
+
+def layout_key(glossary: Glossary, graph: nx.DiGraph | None) -> str:
+    """What the map's layout reads: the sections, the reading order, the titles (labels) and the edges."""
+    edges = sorted(graph.edges) if graph is not None else []
+    return digest(repr([(s.slug, s.title, s.terms) for s in glossary.sections]), repr([(t.slug, t.title, t.section) for t in glossary.ordered_terms()]), repr(edges))
+
+
+def extras_key(term: Term, glossary: Glossary, graph: nx.DiGraph | None, diagrams: Mapping[str, Diagram], url: str) -> str:
+    """Everything a term's drawings read: its diagrams (and the terms they show) and its neighbours."""
+    near = [term.slug]
+    if graph is not None and term.slug in graph:
+        near += sorted(graph.predecessors(term.slug)) + sorted(graph.successors(term.slug))
+    shown = [repr(diagrams.get(name)) for name in term.diagrams]
+    boxed = sorted({s for name in term.diagrams if name in diagrams for s, _ in diagrams[name].terms()})
+    return digest(url, _term_facts(glossary, graph, near), *shown, _term_facts(glossary, graph, boxed), repr(sorted(s.slug for s in glossary.sections)))

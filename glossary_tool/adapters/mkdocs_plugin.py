@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 import logging
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 
 import jinja2
@@ -27,13 +27,12 @@ from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
-from glossary_tool.adapters.mkdocs_incremental import Incremental, digest
+from glossary_tool.adapters.mkdocs_incremental import Incremental, digest, extras_key, layout_key, map_key
 from glossary_tool.atomic import write_bytes
 from glossary_tool.background import BackgroundError, Job
 from glossary_tool.diagnostics import Severity
 from glossary_tool.draw.graph import MAP_SRC, layout_map, term_graph
 from glossary_tool.draw.html import MAP_TITLE, diagrams_markdown, map_markdown, term_extras_markdown
-from glossary_tool.draw.model import Diagram
 from glossary_tool.emit import pages
 from glossary_tool.emit.links import RelativeLinker, term_src
 from glossary_tool.emit.llms import LlmsFiles, render_llms
@@ -283,8 +282,8 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         if src == MAP_SRC:
             if incremental is None:
                 return self._side_results()[0]
-            layout = incremental.memoized("map layout", _layout_key(glossary, self.link_graph), lambda: layout_map(glossary))
-            return incremental.memoized(src, _map_key(glossary, self.link_graph, page.url), lambda: map_markdown(glossary, href, layout))
+            layout = incremental.memoized("map layout", layout_key(glossary, self.link_graph), lambda: layout_map(glossary))
+            return incremental.memoized(src, map_key(glossary, self.link_graph, page.url), lambda: map_markdown(glossary, href, layout))
         for section in glossary.sections:
             if src == pages.section_src(section):
                 figures = diagrams_markdown(section.page, self.loaded.diagrams, glossary, href) if section.page is not None else ""
@@ -297,7 +296,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             return term_extras_markdown(term, self.loaded.diagrams, glossary, href, self.link_graph)
 
         if incremental is not None:  # the drawings are most of the cost: redrawn only when what they show changed
-            text = incremental.memoized(src, _extras_key(term, glossary, self.link_graph, self.loaded.diagrams, page.url), extras)
+            text = incremental.memoized(src, extras_key(term, glossary, self.link_graph, self.loaded.diagrams, page.url), extras)
         else:
             text = extras()
         return term_markdown(term, glossary, RelativeLinker(src), SiteSnippets(self.loaded.project.records_dir), extra_after_body=text)
@@ -338,33 +337,3 @@ def _href_from(glossary: Glossary, url: str, files: Files) -> Callable[[str], st
         return get_relative_url(file.url, url) if file is not None else None
 
     return href
-
-
-def _term_facts(glossary: Glossary, graph: nx.DiGraph | None, slugs: list[str]) -> str:
-    """What a drawing may show of each term: names, summary, section, place in the reading
-    order and how many terms link to it (the neighbourhood keeps the most-linked)."""
-    order = glossary.position
-    degree = (lambda s: graph.in_degree(s) if s in graph else -1) if graph is not None else (lambda s: -1)
-    return repr([(s, t.title, t.display_title, t.abbreviation, t.summary, t.section, order.get(s), degree(s)) for s in slugs if (t := glossary.terms.get(s)) is not None])
-
-
-def _map_key(glossary: Glossary, graph: nx.DiGraph | None, url: str) -> str:
-    """Everything the map drawing reads: every term's names, summary and place, and the edges."""
-    edges = sorted(graph.edges) if graph is not None else []
-    return digest(url, _term_facts(glossary, graph, list(glossary.terms)), repr(edges), repr([(s.slug, s.title, s.terms) for s in glossary.sections]))
-
-
-def _layout_key(glossary: Glossary, graph: nx.DiGraph | None) -> str:
-    """What the map's layout reads: the sections, the reading order, the titles (labels) and the edges."""
-    edges = sorted(graph.edges) if graph is not None else []
-    return digest(repr([(s.slug, s.title, s.terms) for s in glossary.sections]), repr([(t.slug, t.title, t.section) for t in glossary.ordered_terms()]), repr(edges))
-
-
-def _extras_key(term: Term, glossary: Glossary, graph: nx.DiGraph | None, diagrams: Mapping[str, Diagram], url: str) -> str:
-    """Everything a term's drawings read: its diagrams (and the terms they show) and its neighbours."""
-    near = [term.slug]
-    if graph is not None and term.slug in graph:
-        near += sorted(graph.predecessors(term.slug)) + sorted(graph.successors(term.slug))
-    shown = [repr(diagrams.get(name)) for name in term.diagrams]
-    boxed = sorted({s for name in term.diagrams if name in diagrams for s, _ in diagrams[name].terms()})
-    return digest(url, _term_facts(glossary, graph, near), *shown, _term_facts(glossary, graph, boxed), repr(sorted(s.slug for s in glossary.sections)))
