@@ -161,9 +161,8 @@ def _term_facts(glossary: Glossary, graph: nx.DiGraph | None, slugs: list[str]) 
 
 
 def map_key(glossary: Glossary, graph: nx.DiGraph | None, url: str) -> str:
-    """Everything the map drawing reads: every term's names, summary and place, and the edges."""
-    edges = sorted(graph.edges) if graph is not None else []
-    return digest(url, _term_facts(glossary, graph, list(glossary.terms)), repr(edges), repr([(s.slug, s.title, s.terms) for s in glossary.sections]))
+    """Everything the map drawing reads: its layout's inputs, and every term's names and summary (tooltips)."""
+    return digest(url, layout_key(glossary, graph), _term_facts(glossary, graph, list(glossary.terms)))
 
 
 def layout_key(glossary: Glossary, graph: nx.DiGraph | None) -> str:

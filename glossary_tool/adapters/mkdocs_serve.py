@@ -22,8 +22,6 @@ from mkdocs.livereload import LiveReloadServer
 from glossary_tool.adapters.mkdocs_incremental import Incremental
 from glossary_tool.adapters.mkdocs_plugin import GlossaryPlugin
 
-log = logging.getLogger("mkdocs.plugins.glossary")
-
 
 class _NoDirtyWarning(logging.Filter):
     """MkDocs warns on every dirty build that navigation may be stale; here the plugin sees to it."""

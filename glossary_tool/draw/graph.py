@@ -111,25 +111,15 @@ def _fruchterman_reingold(nodes: list[str], edges: list[tuple[str, str]], rank: 
     cool = temperature / (iterations + 1)
     for _ in range(iterations):
         disp = {slug: [0.0, 0.0] for slug in nodes}
-        if n > EXACT_LIMIT:  # only pairs closer than 2k: Fruchterman and Reingold's grid variant
-            for a, b in _near_pairs(nodes, pos, 2 * k):
-                dx, dy = pos[a][0] - pos[b][0], pos[a][1] - pos[b][1]
-                d2 = dx * dx + dy * dy or 1e-9
-                f = k * k / d2
-                disp[a][0] += dx * f
-                disp[a][1] += dy * f
-                disp[b][0] -= dx * f
-                disp[b][1] -= dy * f
-        for i, a in enumerate(nodes if n <= EXACT_LIMIT else ()):
-            ax, ay = pos[a]
-            for b in nodes[i + 1 :]:
-                dx, dy = ax - pos[b][0], ay - pos[b][1]
-                d2 = dx * dx + dy * dy or 1e-9
-                f = k * k / d2
-                disp[a][0] += dx * f
-                disp[a][1] += dy * f
-                disp[b][0] -= dx * f
-                disp[b][1] -= dy * f
+        # above EXACT_LIMIT, only pairs closer than 2k: Fruchterman and Reingold's grid variant
+        for a, b in _near_pairs(nodes, pos, 2 * k) if n > EXACT_LIMIT else itertools.combinations(nodes, 2):
+            dx, dy = pos[a][0] - pos[b][0], pos[a][1] - pos[b][1]
+            d2 = dx * dx + dy * dy or 1e-9
+            f = k * k / d2
+            disp[a][0] += dx * f
+            disp[a][1] += dy * f
+            disp[b][0] -= dx * f
+            disp[b][1] -= dy * f
         for a, b in edges:
             dx, dy = pos[a][0] - pos[b][0], pos[a][1] - pos[b][1]
             d = math.sqrt(dx * dx + dy * dy) or 1e-9

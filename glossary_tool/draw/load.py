@@ -235,31 +235,24 @@ def _box_fields(reader: _Reader, f: Mapping[str, tuple[yaml.Node, yaml.Node]], l
             reader.fail(n, f"id '{ident}' must be kebab-case: lower-case letters, digits and '-'", ID)
         elif ident is not None:
             kw["id"] = ident
-    n = value("layout")
-    if n is not None:
-        layout = reader.string(n, "'layout'")
-        if layout is not None and layout not in LAYOUTS:
-            reader.fail(n, f"layout '{layout}' is not one of {', '.join(LAYOUTS)}")
-        elif layout is not None:
-            kw["layout"] = layout
-    n = value("align")
-    if n is not None:
-        align = reader.string(n, "'align'")
-        if align is not None and align not in ALIGNS:
-            reader.fail(n, f"align '{align}' is not one of {', '.join(ALIGNS)}")
-        elif align is not None:
-            kw["align"] = align
+    def choice(key: str, allowed: tuple[str, ...], suggest: bool = False) -> None:
+        """A string field that must be one of ``allowed`` (with a did-you-mean where ``suggest``)."""
+        n = value(key)
+        if n is None:
+            return
+        text = reader.string(n, f"'{key}'")
+        if text is not None and text not in allowed:
+            close = difflib.get_close_matches(text, allowed, n=1) if suggest else []
+            reader.fail(n, f"{key} '{text}' is not one of {', '.join(allowed)}" + (f"; did you mean '{close[0]}'?" if close else ""))
+        elif text is not None:
+            kw[key] = text
+
+    choice("layout", LAYOUTS)
+    choice("align", ALIGNS)
     n = value("columns")
     if n is not None:
         kw["columns"] = reader.integer(n, "'columns'", 1, 64)
-    n = value("tone")
-    if n is not None:
-        tone = reader.string(n, "'tone'")
-        if tone is not None and tone not in TONES:
-            close = difflib.get_close_matches(tone, TONES, n=1)
-            reader.fail(n, f"tone '{tone}' is not one of {', '.join(TONES)}" + (f"; did you mean '{close[0]}'?" if close else ""))
-        elif tone is not None:
-            kw["tone"] = tone
+    choice("tone", tuple(TONES), suggest=True)
     for key in ("width", "height", "gap", "pad"):
         n = value(key)
         if n is not None:
