@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -59,6 +60,16 @@ def make_glossary(tmp_path: Path) -> MakeGlossary:
         return base
 
     return make
+
+
+def with_site_config(root: Path) -> Path:
+    """The real mkdocs.yml and stylesheet beside a test glossary, so it builds like the real one."""
+    if not (root / "mkdocs.yml").exists():
+        shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
+    assets = root / "glossary" / "assets"
+    if not assets.exists():
+        shutil.copytree(REPO / "glossary" / "assets", assets)
+    return root
 
 
 def trio(extra_body: dict[str, str] | None = None) -> dict[str, str]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import shutil
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -12,17 +11,12 @@ from bs4 import BeautifulSoup
 
 from glossary_tool.cli import main
 from glossary_tool.pipeline import load_project
-from tests.conftest import REPO, trio
-
-MKDOCS_YML = (REPO / "mkdocs.yml").read_text()
+from tests.conftest import REPO, trio, with_site_config
 
 
 def build(root: Path, out: Path, *extra: str) -> int:
     if not (root / "mkdocs.yml").exists():
-        (root / "mkdocs.yml").write_text(MKDOCS_YML)
-        assets = root / "glossary" / "assets"
-        if not assets.exists():
-            shutil.copytree(REPO / "glossary" / "assets", assets)
+        with_site_config(root)
     return main(["--root", str(root), "build", "--out", str(out), *extra])
 
 

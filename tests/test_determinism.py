@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -18,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, term_text, trio
+from tests.conftest import REPO, term_text, trio, with_site_config
 
 EPOCH = "1700000000"
 
@@ -33,8 +32,7 @@ def _fixture_repo(root: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     (root / "glossary/toc.yml").write_text("device-hardware:\n  - streaming-multiprocessor\ndevice-software:\n  - warp\n  - thread\nperformance:\n  - occupancy\n", encoding="utf-8")
-    shutil.copytree(REPO / "glossary/assets", root / "glossary/assets")
-    shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
+    with_site_config(root)
     return root
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -21,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from glossary_tool.cli import main
-from tests.conftest import REPO, term_text, trio
+from tests.conftest import REPO, term_text, trio, with_site_config
 
 W = "glossary/device-software/warp.md"
 BODY = "A [[thread]] group on an [[streaming-multiprocessor]].\n"
@@ -145,8 +144,7 @@ def _base_repo(root: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     (root / "glossary/toc.yml").write_text("device-hardware:\n  - streaming-multiprocessor\ndevice-software:\n  - warp\n  - thread\n", encoding="utf-8")
-    shutil.copytree(REPO / "glossary/assets", root / "glossary/assets")
-    shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
+    with_site_config(root)
     return root
 
 
@@ -313,8 +311,7 @@ def test_safe_text_is_not_refused(make_glossary, extra):
 def test_refused_content_never_reaches_a_page(make_glossary, tmp_path):
     """End to end: one unsafe term, build --strict refuses; the site has none of it."""
     root = make_glossary(trio({"warp": "[x](jav&#x61;script:alert(1))\n"}))
-    shutil.copytree(REPO / "glossary/assets", root / "glossary/assets")
-    shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
+    with_site_config(root)
     assert main(["--root", str(root), "build", "--strict", "--out", str(tmp_path / "site")]) == 1
     assert not (tmp_path / "site").exists()
 
@@ -334,8 +331,7 @@ def test_markup_in_plain_text_fields_is_shown_as_text(make_glossary, tmp_path):
         "aliases: [multiprocessor]", "aliases: ['<img src=y onerror=alert(4)>']"
     )
     root = make_glossary(files)
-    shutil.copytree(REPO / "glossary/assets", root / "glossary/assets")
-    shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
+    with_site_config(root)
     site = tmp_path / "site"
     assert main(["--root", str(root), "build", "--out", str(site)]) == 0
     payload = re.compile(r"<img src=[xy] onerror=alert\(\d\)>|<svg onload=alert\(3\)>|<uniform>")

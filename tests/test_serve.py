@@ -9,7 +9,6 @@ preview of the same sources from scratch, and compares the two site trees file b
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from bs4 import BeautifulSoup
 from benchmarks.generate import generate
 from glossary_tool.adapters.mkdocs_serve import Preview
 from glossary_tool.pipeline import load_project
-from tests.conftest import REPO
+from tests.conftest import with_site_config
 
 N = 30
 
@@ -30,10 +29,7 @@ def tree(site: Path) -> dict[str, bytes]:
 
 @pytest.fixture
 def glossary(tmp_path: Path) -> Path:
-    root = generate(tmp_path / "repo", N)
-    shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
-    shutil.copytree(REPO / "glossary" / "assets", root / "glossary" / "assets")
-    return root
+    return with_site_config(generate(tmp_path / "repo", N))
 
 
 def term_file(root: Path, slug: str) -> Path:
