@@ -57,6 +57,9 @@ class XRef:
     line: int
     col: int
     raw: str
+    #: Where the written text ends (file line, 1-based exclusive column); an xref may wrap.
+    end_line: int = 0
+    end_col: int = 0
 
     @property
     def shown(self) -> str:

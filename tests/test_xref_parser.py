@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from bs4 import BeautifulSoup
+
 from glossary_tool.load.body import parse_body
 from glossary_tool.load.xref_rule import make_parser
 
@@ -28,10 +30,12 @@ def test_text_suffix_and_anchor_forms():
 def test_escape_is_literal():
     assert xrefs(r"write \[[warp]] to get brackets") == ()
     html = make_parser().render(r"write \[[warp]] literally")
-    assert "[[warp]]" in html
+    paragraph = BeautifulSoup(html, "html.parser").p
+    assert paragraph.get_text() == "write [[warp]] literally"
+    assert paragraph.find("span", class_="xref-literal").get_text() == "[["
 
 
-def test_code_spans_fences_indented_and_html_untouched():
+def test_code_untouched_inline_html_linked_html_block_reported():
     body = "\n".join(
         [
             "Inline `[[nodiscard]]` code.",
@@ -48,9 +52,11 @@ def test_code_spans_fences_indented_and_html_untouched():
             "Text <span>[[inline-html]]</span> and [[real]].",
         ]
     )
-    found = xrefs(body)
-    assert [x.target for x in found] == ["real"]
-    assert found[0].line == 12
+    parsed = parse_body("t.md", body, 0)
+    # inline HTML in a paragraph is Markdown around it: the xref inside <span> is linked;
+    # a raw HTML block is not Markdown, so its xref is an error that says how to fix it
+    assert [(x.target, x.line) for x in parsed.xrefs] == [("inline-html", 12), ("real", 12)]
+    assert [(d.code, d.line, d.col) for d in parsed.diagnostics] == [("xref-in-html", 10, 6)]
 
 
 def test_positions_in_lists_quotes_and_tables():
@@ -71,4 +77,5 @@ def test_multiline_paragraph_positions():
 def test_unclosed_and_empty_brackets():
     found = parse_body("t.md", "an [[unclosed reference and [[]] empty\n", 0)
     assert found.xrefs == ()
-    assert [d.code for d in found.diagnostics] == ["xref-empty"]
+    # the unclosed one would reach readers as brackets: an error at its column
+    assert [(d.code, d.col) for d in found.diagnostics] == [("xref-unparsed", 4), ("xref-empty", 29)]

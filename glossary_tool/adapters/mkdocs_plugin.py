@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import logging
 import os
+import posixpath
 from collections.abc import Callable
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
+from mkdocs.structure.toc import get_toc
 from mkdocs.utils import get_relative_url
 
 from glossary_tool.adapters.mkdocs_incremental import Incremental, digest, extras_key, layout_key, map_key
@@ -36,7 +38,8 @@ from glossary_tool.draw.html import MAP_TITLE, diagrams_markdown, map_markdown, 
 from glossary_tool.emit import pages
 from glossary_tool.emit.links import RelativeLinker, term_src
 from glossary_tool.emit.llms import LlmsFiles, render_llms
-from glossary_tool.emit.markdown import term_markdown
+from glossary_tool.emit.page_html import markdown_page, section_page, term_page
+from glossary_tool.emit.render import Rendered, RenderOptions
 from glossary_tool.emit.snippets import SiteSnippets
 from glossary_tool.model import Glossary, Term
 from glossary_tool.pipeline import Loaded, load_project
@@ -81,7 +84,8 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         super().__init__()
         self.active: Incremental | None = None
         self.downloads: list[tuple[str, str]] = []
-        self._pending: dict[str, str | None] = {}
+        self._pending: dict[str, Rendered | None] = {}
+        self._rendered: dict[str, Rendered] = {}
         self._built_pages: list[Page] = []
         self.link_graph: nx.DiGraph | None = None
 
@@ -188,8 +192,8 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         for page in doc_pages:
             src = page.file.src_uri
             source = page.file.content_bytes
-            self._pending[src] = rendered = self._page_markdown(page, files)
-            fingerprints[src] = digest(source, rendered or "")
+            self._pending[src] = rendered = self._page_html(page, files)
+            fingerprints[src] = digest(source, rendered.html if rendered is not None else "", repr(rendered.toc) if rendered is not None else "")
             if not self._term_at(src):  # home, section and generated pages: their titles are in every page's navigation
                 frame.append(digest(src, source))
         self._built_pages = doc_pages
@@ -233,12 +237,21 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         return render_llms(self.loaded.glossary, project.records_dir, templates, site_url, site_name, self.loaded.diagrams)
 
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+        """Our pages are rendered by the core (markdown-it-py, the engine `check` validated);
+        Python-Markdown gets an empty page and its HTML is replaced in on_page_content."""
         self._page_meta(page)
         src = page.file.src_uri
-        rendered = self._pending.pop(src) if src in self._pending else self._page_markdown(page, files)
-        return markdown if rendered is None else rendered
+        rendered = self._pending.pop(src) if src in self._pending else self._page_html(page, files)
+        if rendered is None:
+            return markdown
+        self._rendered[src] = rendered
+        return ""
 
     def on_page_content(self, html_text: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+        rendered = self._rendered.pop(page.file.src_uri, None)
+        if rendered is not None:
+            html_text = page.content = rendered.html
+            page.toc = get_toc([entry.as_dict() for entry in rendered.toc])
         incremental = self.active
         if incremental is not None:
             incremental.capture(page)
@@ -266,28 +279,29 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         term = self.loaded.glossary.terms.get(Path(src).stem)
         return term if term is not None and term_src(term) == src else None
 
-    def _page_markdown(self, page: Page, files: Files) -> str | None:
-        """The Markdown MkDocs renders for ``page``; None keeps the file's own."""
+    def _page_html(self, page: Page, files: Files) -> Rendered | None:
+        """The HTML and contents of ``page``; None leaves the file to MkDocs."""
         assert self.loaded is not None
         glossary = self.loaded.glossary
         src = page.file.src_uri
         incremental = self.active
+        options = RenderOptions(glossary, RelativeLinker(src), SiteSnippets(self.loaded.project.records_dir), href=_md_href(src, page.url, files))
         if src == pages.HOME_SRC:
-            return pages.home_markdown(glossary, [(MAP_TITLE.lower(), MAP_SRC), *((f"the book as {label}", src) for label, src in self.downloads)])
+            return markdown_page(pages.home_parts(glossary, [(MAP_TITLE.lower(), MAP_SRC), *((f"the book as {label}", src) for label, src in self.downloads)]), options)
         if src == pages.AZ_SRC:
-            return pages.az_markdown(glossary)
+            return markdown_page([pages.az_markdown(glossary)], options)
         if src == pages.ROSETTA_SRC:
-            return pages.rosetta_markdown(glossary)
+            return markdown_page([pages.rosetta_markdown(glossary)], options)
         href = _href_for(glossary, page, files)
         if src == MAP_SRC:
             if incremental is None:
-                return self._side_results()[0]
+                return markdown_page([self._side_results()[0]], options)
             layout = incremental.memoized("map layout", layout_key(glossary, self.link_graph), lambda: layout_map(glossary))
-            return incremental.memoized(src, map_key(glossary, self.link_graph, page.url), lambda: map_markdown(glossary, href, layout))
+            return markdown_page([incremental.memoized(src, map_key(glossary, self.link_graph, page.url), lambda: map_markdown(glossary, href, layout))], options)
         for section in glossary.sections:
             if src == pages.section_src(section):
                 figures = diagrams_markdown(section.page, self.loaded.diagrams, glossary, href) if section.page is not None else ""
-                return pages.section_markdown(section, glossary) + (f"\n{figures}\n" if figures else "")
+                return section_page(section, glossary, options, figures_html=figures)
         term = self._term_at(src)
         if term is None:
             return None
@@ -299,7 +313,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             text = incremental.memoized(src, extras_key(term, glossary, self.link_graph, self.loaded.diagrams, page.url), extras)
         else:
             text = extras()
-        return term_markdown(term, glossary, RelativeLinker(src), SiteSnippets(self.loaded.project.records_dir), extra_after_body=text)
+        return term_page(term, glossary, options, extras_html=text)
 
 
 #: A section with more terms than this is listed in the sidebar in groups of NAV_GROUP_SIZE.
@@ -323,6 +337,25 @@ def _nav_groups(entries: list[dict[str, str]]) -> list:
         first, last = next(iter(chunk[0])), next(iter(chunk[-1]))
         groups.append({f"{first} – {last}": chunk})
     return groups
+
+
+def _md_href(src: str, url: str, files: Files) -> Callable[[str], str]:
+    """A link written to a ``.md`` source (relative to ``src``) -> the page URL relative to ``url``.
+
+    What Python-Markdown's link rewriting did for MkDocs; other links are left as written.
+    """
+    base = posixpath.dirname(src)
+
+    def href(link: str) -> str:
+        path, hash_mark, fragment = link.partition("#")
+        if not path.endswith(".md") or "://" in path or path.startswith("/"):
+            return link
+        file = files.get_file_from_path(posixpath.normpath(posixpath.join(base, path)))
+        if file is None:
+            return link
+        return get_relative_url(file.url, url) + (hash_mark + fragment if hash_mark else "")
+
+    return href
 
 
 def _href_for(glossary: Glossary, page: Page, files: Files) -> Callable[[str], str | None]:

@@ -84,8 +84,19 @@ class BodyRewriter:
     snippet_renderer: SnippetRenderer | None = None
 
     def body(self, term: Term) -> str:
-        lines = term.body.split("\n")
-        edits: dict[int, list[tuple[int, int, str]]] = {}
+        """The body with each xref's written text (which may wrap) replaced by a Markdown link,
+        at the exact source span the parser recorded for its token, and each snippet's
+        fences replaced by the snippet renderer's block."""
+        text = term.body
+        starts = [0]
+        for line in text.split("\n"):
+            starts.append(starts[-1] + len(line) + 1)
+
+        def offset(line: int, col: int) -> int:
+            index = min(max(line - term.body_offset - 1, 0), len(starts) - 1)
+            return starts[index] + col - 1
+
+        edits: list[tuple[int, int, str]] = []
         for xref in term.xrefs:
             link = self.glossary.link_for(term.slug, xref)
             if link is None:  # unresolved: show the text plainly (check reports it)
@@ -93,20 +104,18 @@ class BodyRewriter:
             else:
                 target = self.glossary.terms[link.target]
                 replacement = md_link(display_text(xref, target), self.linker.to_term(target, xref.anchor), target.summary)
-            line = xref.line - term.body_offset - 1
-            edits.setdefault(line, []).append((xref.col - 1, len(xref.raw), replacement))
-        for index, edit in edits.items():
-            text = lines[index]
-            for col, length, replacement in sorted(edit, reverse=True):
-                text = text[:col] + replacement + text[col + length :]
-                if replacement.startswith("[") and _bang_before(text, col):  # "Wow![[x]]": a link, not an image
-                    text = text[: col - 1] + "\\" + text[col - 1 :]
-            lines[index] = text
+            start = offset(xref.line, xref.col)
+            end = offset(xref.end_line, xref.end_col) if xref.end_line else start + len(xref.raw)
+            if replacement.startswith("[") and _bang_before(text, start):  # "Wow![[x]]": a link, not an image
+                start, replacement = start - 1, "\\!" + replacement
+            edits.append((start, end, replacement))
         if self.snippet_renderer is not None:
-            for snippet in sorted(term.snippets, key=lambda s: s.body_start, reverse=True):
-                block = self.snippet_renderer(term, snippet)
-                lines[snippet.body_start : snippet.body_end] = block.split("\n")
-        return "\n".join(lines).strip("\n")
+            for snippet in term.snippets:
+                block = self.snippet_renderer(term, snippet).rstrip("\n")
+                edits.append((starts[snippet.body_start], starts[min(snippet.body_end, len(starts) - 1)] - 1, block))
+        for start, end, replacement in sorted(edits, reverse=True):
+            text = text[:start] + replacement + text[end:]
+        return text.strip("\n")
 
     def text(self, text: str, owner: Term) -> str:
         """Rewrite a free-standing text (section intro) whose xrefs belong to ``owner``."""

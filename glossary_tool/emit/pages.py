@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from glossary_tool.emit.links import Linker, RelativeLinker, term_src
-from glossary_tool.emit.markdown import BodyRewriter, md_escape_text, md_link, term_list
+from glossary_tool.emit.markdown import md_escape_text, md_link
 from glossary_tool.model import Glossary, Section, Term
 
 AZ_SRC = "a-z.md"
@@ -18,32 +18,24 @@ def section_src(section: Section) -> str:
     return f"{section.slug}/index.md"
 
 
-def section_markdown(section: Section, glossary: Glossary) -> str:
-    linker = RelativeLinker(section_src(section))
-    parts = [f"# {md_escape_text(section.title)}"]
-    if section.page is not None:
-        parts.append(BodyRewriter(glossary, linker).body(section.page))
-    terms = [glossary.terms[s] for s in section.terms]
-    parts.append(f"## Terms in this section ({len(terms)})\n\n{term_list(terms, linker)}")
-    return "\n\n".join(parts) + "\n"
-
-
-def home_markdown(glossary: Glossary, extra_links: list[tuple[str, str]] | None = None) -> str:
+def home_parts(glossary: Glossary, extra_links: list[tuple[str, str]] | None = None) -> list[str | Term]:
+    """The home page as generated Markdown pieces around the home intro (a Term whose xrefs resolve)."""
     linker = RelativeLinker(HOME_SRC)
     title = glossary.home.title if glossary.home else "GPU Glossary"
-    parts = [f"# {title}"]
+    parts: list[str | Term] = [f"# {md_escape_text(title)}\n"]
     if glossary.home is not None and glossary.home.page is not None:
-        parts.append(BodyRewriter(glossary, linker).body(glossary.home.page))
+        parts.append(glossary.home.page)
     total = sum(len(s.terms) for s in glossary.sections)
     pages = [("A-Z index", AZ_SRC), ("Rosetta: names on other platforms", ROSETTA_SRC), *(extra_links or [])]
-    parts.append("Also: " + " · ".join(md_link(label, linker.to_page(src)) for label, src in pages) + f". {total} terms in all.")
+    lists = ["Also: " + " · ".join(md_link(label, linker.to_page(src)) for label, src in pages) + f". {total} terms in all."]
     for section in glossary.sections:
         terms = [glossary.terms[s] for s in section.terms]
         heading = f"## {md_link(section.title, linker.to_page(section_src(section)))}"
         lead = md_escape_text(section.summary) if section.summary else ""
         items = ", ".join(md_link(t.display_title, linker.to_term(t), t.summary) for t in terms)
-        parts.append("\n\n".join(p for p in (heading, lead, items) if p))
-    return "\n\n".join(parts) + "\n"
+        lists.append("\n\n".join(p for p in (heading, lead, items) if p))
+    parts.append("\n\n".join(lists) + "\n")
+    return parts
 
 
 def az_entries(glossary: Glossary) -> list[tuple[str, str, str | None]]:
@@ -72,13 +64,12 @@ def az_markdown(glossary: Glossary, linker: Linker | None = None) -> str:
     letters = sorted(groups, key=lambda k: (k == "#", k))
     parts.append(" · ".join(f"[{letter}](#{'other' if letter == '#' else letter.lower()})" for letter in letters))
     for letter in letters:
-        anchor = "other" if letter == "#" else letter.lower()
         label = "Other" if letter == "#" else letter
-        parts.append(f"## {label} {{#{anchor}}}\n\n" + "\n".join(groups[letter]))
+        parts.append(f"## {label}\n\n" + "\n".join(groups[letter]))  # heading id: the letter, or "other"
     return "\n\n".join(parts) + "\n"
 
 
-__all__ = ["AZ_SRC", "HOME_SRC", "ROSETTA_SRC", "rosetta_markdown", "rosetta_rows", "az_entries", "az_markdown", "home_markdown", "section_markdown", "section_src", "term_src"]
+__all__ = ["AZ_SRC", "HOME_SRC", "ROSETTA_SRC", "rosetta_markdown", "rosetta_rows", "az_entries", "az_markdown", "home_parts", "section_src", "term_src"]
 
 
 ROSETTA_SRC = "rosetta.md"

@@ -12,6 +12,7 @@ import difflib
 import html
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -45,9 +46,7 @@ _ATTR_EVENT = re.compile(r"(?:^|[\s\"'])on[a-z]+\s*=", re.I)
 _ATTR_URL = re.compile(r"(?:^|\s)(?:href|src|action|formaction|xlink:href|srcset|poster|data)\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s\"']+)", re.I)
 _URL_NOISE = re.compile(r"[\x00-\x20\x7f]+")  # browsers drop tabs and newlines inside URLs
 _BAD_SCHEMES = ("javascript:", "vbscript:", "data:")
-_VOID_TAG = re.compile(r"<(area|base|br|col|embed|hr|img|input|link|meta|source|track|wbr)\b", re.I)
 _CODE_SPAN = re.compile(r"(`+)(?:.|\n)*?\1")
-_NEWLINE = re.compile(r"\n")
 _FENCE_CLOSE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*$")
 
 _PARSER: MarkdownIt | None = None
@@ -60,6 +59,20 @@ def parser() -> MarkdownIt:
     return _PARSER
 
 
+@lru_cache(maxsize=16384)
+def parse_tokens(body: str) -> tuple[Token, ...]:
+    """The token stream of a body, parsed once per process and shared by `check` and every
+    renderer (tokens are never mutated after this). Each ``xref`` token's meta gains its
+    0-based body ``line``/``col`` and exclusive ``end_line``/``end_col``, so diagnostics
+    point at the source and the Markdown copy replaces exactly the written text.
+
+    Raises RecursionError for Markdown nested too deeply to parse (see parse_body).
+    """
+    tokens = parser().parse(body)
+    _locate_xrefs(body.split("\n"), tokens)
+    return tuple(tokens)
+
+
 @dataclass(frozen=True)
 class ParsedBody:
     xrefs: tuple[XRef, ...]
@@ -69,13 +82,14 @@ class ParsedBody:
     diagnostics: tuple[Diagnostic, ...]
 
 
-def _inline_text(token: Token) -> str:
+def inline_text(token: Token) -> str:
+    """An inline token's text as a reader sees it (xrefs by their shown text): heading anchors."""
     parts = []
     for child in token.children or []:
         if child.type == "xref":
             meta = child.meta
             parts.append((meta["text"] if meta["text"] is not None else meta["target"]) + meta["suffix"])
-        elif child.type in ("text", "code_inline"):
+        elif child.type in ("text", "code_inline", "xref_literal"):
             parts.append(child.content)
         elif child.type in ("softbreak", "hardbreak"):
             parts.append(" ")
@@ -179,7 +193,7 @@ def parse_body(path: str, body: str, offset: int, *, is_term: bool = True) -> Pa
     out: list[Diagnostic] = []
     lines = body.split("\n")
     try:
-        tokens = parser().parse(body)
+        tokens = list(parse_tokens(body))
     except RecursionError:
         return ParsedBody((), (), (), 0, (error(path, offset + 1, 1, "markdown-too-deep", "Markdown nesting is too deep to parse"),))
     deep = _truncated_at(body, tokens)
@@ -190,7 +204,7 @@ def parse_body(path: str, body: str, offset: int, *, is_term: bool = True) -> Pa
     snippets: list[Snippet] = []
     code_lines: set[int] = set()
     seen_names: dict[str, int] = {}
-    cursor = {"line": -1, "col": 0}
+    anchors: dict[str, int] = {}
 
     for index, token in enumerate(tokens):
         if token.type in ("fence", "code_block"):
@@ -209,91 +223,156 @@ def parse_body(path: str, body: str, offset: int, *, is_term: bool = True) -> Pa
         elif token.type == "html_block":
             start = (token.map or (0, 0))[0]
             _check_html(path, offset + start + 1, token.content, out)
+            _xref_in_html(path, offset + start + 1, token.content, out)
         elif token.type == "heading_open":
             inline = tokens[index + 1]
-            text = _inline_text(inline).strip()
+            text = inline_text(inline).strip()
             line = offset + (token.map or (0, 0))[0] + 1
-            headings.append(Heading(int(token.tag[1]), text, slugify(text), line))
+            headings.append(Heading(int(token.tag[1]), text, unique_anchor(slugify(text), anchors), line))
             if is_term and token.tag == "h1":
                 out.append(warning(path, line, 1, "h1-in-body", "do not start a section with '#': the page title comes from the 'title' field; use '##'"))
         elif token.type == "inline":
-            _inline(path, offset, lines, token, xrefs, out, cursor)
+            _inline(path, offset, lines, token, xrefs, out)
 
     prose = [line for i, line in enumerate(lines) if i not in code_lines]
     prose_text = XREF_RE.sub(lambda m: (m.group("text") or m.group("target")) + m.group("suffix"), "\n".join(prose))
     return ParsedBody(tuple(xrefs), tuple(headings), tuple(snippets), count_words(prose_text), tuple(out))
 
 
-def _inline(path: str, offset: int, lines: list[str], token: Token, xrefs: list[XRef], out: list[Diagnostic], cursor: dict[str, int]) -> None:
+def unique_anchor(anchor: str, seen: dict[str, int]) -> str:
+    """``anchor``, or ``anchor_1``, ``anchor_2`` ... for repeats on one page (the toc extension's rule)."""
+    if anchor not in seen:
+        seen[anchor] = 0
+        return anchor
+    while True:
+        seen[anchor] += 1
+        candidate = f"{anchor}_{seen[anchor]}"
+        if candidate not in seen:
+            seen[candidate] = 0
+            return candidate
+
+
+_HTML_CODE = re.compile(r"<(pre|code|kbd|samp)\b.*?</\1\s*>", re.I | re.S)
+
+
+def _xref_in_html(path: str, line: int, content: str, out: list[Diagnostic]) -> None:
+    """A raw HTML block is passed through without Markdown: an xref there would be shown raw."""
+    text = _HTML_CODE.sub(lambda m: "\n" * m.group(0).count("\n"), content)
+    found = text.find("[[")
+    if found >= 0:
+        out.append(
+            error(
+                path,
+                line + text.count("\n", 0, found),
+                found - text.rfind("\n", 0, found),
+                "xref-in-html",
+                "a [[cross-reference]] inside a raw HTML block is not rendered (Markdown is off there) and would reach readers as brackets; "
+                "leave a blank line after the opening tag and before the closing one so the text between is Markdown, or keep the HTML inline in a paragraph",
+            )
+        )
+
+
+def _inline(path: str, offset: int, lines: list[str], token: Token, xrefs: list[XRef], out: list[Diagnostic]) -> None:
     content = token.content
-    start_line = (token.map or (None, None))[0]
-    html_depth = 0  # text between inline HTML tags belongs to the HTML: never rewritten
-    newlines: list[int] | None = None
-    bases: dict[int, int] = {}
+    start_line = (token.map or (0, 0))[0]
     for child in token.children or []:
-        if child.type == "html_inline":  # checked with the rest of the text below
-            tag = child.content
-            if tag.startswith("</"):
-                html_depth = max(0, html_depth - 1)
-            elif tag.startswith("<") and not tag.startswith(("<!", "<?")) and not tag.endswith("/>") and not _VOID_TAG.match(tag):
-                html_depth += 1
-        if child.type != "xref" or html_depth:
+        if child.type == "text" and "[[" in child.content:
+            line, col = _find_raw(lines, start_line, child.content[child.content.index("[[") :].split("\n")[0])
+            out.append(
+                error(
+                    path,
+                    offset + line + 1,
+                    col + 1,
+                    "xref-unparsed",
+                    "'[[' here is not a cross-reference (no matching ']]', or a bracket inside the name) and would reach readers as brackets; "
+                    "close it as [[name]] or [[name|text]], or write \\[[ for literal brackets",
+                )
+            )
+            continue
+        if child.type != "xref":
             continue
         meta = child.meta
-        pos = meta["pos"]
-        if newlines is None:  # once per inline token, not per xref: 20,000 xrefs on a line stay linear
-            newlines = [m.start() for m in _NEWLINE.finditer(content)]
-        k = bisect.bisect_left(newlines, pos)  # newlines before pos
-        line_start = newlines[k - 1] + 1 if k else 0
-        col_in_content = pos - line_start
-        body_line = None
-        col = None
-        if start_line is not None and start_line + k < len(lines):
-            body_line = start_line + k
-            source_line = lines[body_line]
-            if k not in bases:
-                content_line = content[line_start : newlines[k] if k < len(newlines) else len(content)]
-                bases[k] = source_line.find(content_line) if content_line else -1
-            base = bases[k]
-            if base >= 0 and source_line.startswith(child.content, base + col_in_content):
-                col = base + col_in_content
-            else:
-                found = source_line.find(child.content)
-                col = found if found >= 0 else None
-        if body_line is None or col is None:  # e.g. table cells without maps: search forward
-            body_line, col = _search(lines, child.content, cursor)
-        cursor["line"], cursor["col"] = body_line, col + 1
         xref = XRef(
             target=meta["target"],
             anchor=meta["anchor"],
             text=meta["text"],
             suffix=meta["suffix"],
-            line=offset + body_line + 1,
-            col=col + 1,
+            line=offset + meta["line"] + 1,
+            col=meta["col"] + 1,
             raw=child.content,
+            end_line=offset + meta["end_line"] + 1,
+            end_col=meta["end_col"] + 1,
         )
         if not xref.target:
             out.append(error(path, xref.line, xref.col, "xref-empty", f"cross-reference '{xref.raw}' names no term"))
             continue
         xrefs.append(xref)
-    # The whole text, not only what markdown-it took for HTML: Python-Markdown renders the site
-    # and passes through tags markdown-it reads as text (<img/src=x/onerror=...>).
+    # The whole text, not only what markdown-it took for HTML: raw tags are sanitised on the
+    # page, and an author should hear about what was dropped.
     text_only = _CODE_SPAN.sub(lambda m: "\n" * m.group(0).count("\n"), content)
-    _check_html(path, offset + (start_line or 0) + 1, text_only, out)
+    _check_html(path, offset + start_line + 1, text_only, out)
 
 
-def _search(lines: list[str], raw: str, cursor: dict[str, int]) -> tuple[int, int]:
-    start_line = max(cursor["line"], 0)
-    for number in range(start_line, len(lines)):
-        begin = cursor["col"] if number == cursor["line"] else 0
-        found = lines[number].find(raw, begin)
+def _locate_xrefs(lines: list[str], tokens: list[Token]) -> None:
+    """Record where in the body each xref token was written (see parse_tokens).
+
+    An inline token's content is its source lines with block prefixes (indentation, ``>``,
+    list markers, table pipes) removed, so each content line is found in its source line;
+    table cells share a line, so a cursor moves along it. The written text can differ from
+    the token's (``\\|`` in a table cell arrives as ``|``): both forms are tried.
+    """
+    for token in tokens:
+        if token.type != "inline" or not token.children or token.map is None:
+            continue
+        xref_children = [c for c in token.children if c.type == "xref" or (c.type == "text" and "[[" in c.content)]
+        if not xref_children:
+            continue
+        content = token.content
+        start_line = token.map[0]
+        newlines = [i for i, ch in enumerate(content) if ch == "\n"]
+        cursor = (start_line, 0)
+        for child in token.children:
+            if child.type != "xref":
+                continue
+            pos = child.meta["pos"]
+            k = bisect.bisect_left(newlines, pos)
+            line_start = newlines[k - 1] + 1 if k else 0
+            body_line = min(start_line + k, len(lines) - 1)
+            pieces = child.content.split("\n")
+            source = lines[body_line]
+            content_line = content[line_start : newlines[k] if k < len(newlines) else len(content)]
+            base = source.find(content_line) if content_line else -1
+            expected = base + (pos - line_start) if base >= 0 else -1
+            begin = cursor[1] if cursor[0] == body_line else 0
+            col, length = -1, len(pieces[0])
+            if expected >= begin and source.startswith(pieces[0], expected):
+                col = expected
+            else:
+                for variant in (pieces[0], pieces[0].replace("|", "\\|")):
+                    found = source.find(variant, begin)
+                    if found >= 0:
+                        col, length = found, len(variant)
+                        break
+            if col < 0:
+                body_line, col = _find_raw(lines, start_line, pieces[0])
+                source = lines[body_line]
+            if len(pieces) == 1:
+                end_line, end_col = body_line, col + length
+            else:
+                end_line = min(body_line + len(pieces) - 1, len(lines) - 1)
+                last = lines[end_line].find(pieces[-1])
+                end_col = (last if last >= 0 else 0) + len(pieces[-1])
+            child.meta.update(line=body_line, col=col, end_line=end_line, end_col=end_col)
+            cursor = (end_line, end_col)
+
+
+def _find_raw(lines: list[str], start: int, raw: str) -> tuple[int, int]:
+    """The first place at or after body line ``start`` where ``raw`` is written (else anywhere)."""
+    for number in [*range(start, len(lines)), *range(0, start)]:
+        found = lines[number].find(raw)
         if found >= 0:
             return number, found
-    for number, line in enumerate(lines):
-        found = line.find(raw)
-        if found >= 0:
-            return number, found
-    return 0, 0
+    return min(start, max(len(lines) - 1, 0)), 0
 
 
 def _snippet(path: str, offset: int, token: Token, tokens: list[Token], index: int, position: int, out: list[Diagnostic]) -> Snippet | None:

@@ -1,21 +1,59 @@
 """The ``[[target#anchor|text]]suffix`` cross-reference syntax as a markdown-it-py inline rule.
 
 Being an inline rule means markdown-it-py never offers it code spans, fenced or indented
-code, or raw HTML: C++ attributes such as ``[[nodiscard]]`` inside code are untouched by
-construction, not by a regex that tries to skip them.
+code, or raw HTML blocks: C++ attributes such as ``[[nodiscard]]`` inside code are untouched
+by construction, not by a regex that tries to skip them. Because the rule runs on a
+paragraph's inline content, an xref may wrap across a soft line break in any block that
+holds inline text (paragraphs, list items, quotes, admonitions, tabs, footnotes, table cells).
+
+Two places where plain markdown-it would break the syntax are adapted here:
+
+- GFM tables split a row at every unescaped ``|``; the table rule used here leaves pipes
+  inside ``[[...]]`` alone, so ``| [[tf32|TF32]] |`` is one cell (``[[tf32\\|TF32]]``, the
+  Obsidian habit, works too).
+- ``\\[[`` is a literal pair of brackets. It becomes an ``xref_literal`` token, so the
+  check that no ``[[`` reaches a reader can tell a deliberate literal from a broken xref.
 """
 
 from __future__ import annotations
 
+import importlib
 import re
+import types
 
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_inline import StateInline
+from mdit_py_plugins.admon import admon_plugin
+from mdit_py_plugins.footnote import footnote_plugin
 
-# target: no brackets, pipes, hashes or newlines; anchor: no brackets/pipes; text: no brackets.
-XREF_RE = re.compile(
-    r"\[\[(?P<target>[^\[\]\n|#]*)(?:#(?P<anchor>[^\[\]\n|]*))?(?:\|(?P<text>[^\[\]\n]*))?\]\](?P<suffix>[A-Za-z]*)"
-)
+from glossary_tool.load.tabs_rule import tabs_plugin
+
+# The submodule, not the function of the same name that markdown_it.rules_block exports.
+table_module = importlib.import_module("markdown_it.rules_block.table")
+
+# A target or anchor never holds brackets or a separator; `\|` is a separator too. The text
+# may hold anything but brackets. Newlines are allowed: inline content never holds a blank
+# line, so a newline inside an xref is a soft line break of the source.
+_NAME = r"(?:[^\[\]|#\\]|\\(?!\|))*"
+_ANCHOR = r"(?:[^\[\]|\\]|\\(?!\|))*"
+XREF_RE = re.compile(rf"\[\[(?P<target>{_NAME})(?:#(?P<anchor>{_ANCHOR}))?(?:\\?\|(?P<text>[^\[\]]*))?\]\](?P<suffix>[A-Za-z]*)")
+_SPACES = re.compile(r"\s+")
+
+
+def _squash(text: str) -> str:
+    """Whitespace as a reader sees it: a wrapped name reads as one line."""
+    return _SPACES.sub(" ", text).strip()
+
+
+def parse_xref(match: re.Match[str]) -> dict[str, str | None]:
+    text = match.group("text")
+    return {
+        "target": _squash(match.group("target")),
+        "anchor": _squash(match.group("anchor") or "") or None,
+        "text": _squash(text) if text is not None else None,
+        "suffix": match.group("suffix"),
+    }
 
 
 def xref_rule(state: StateInline, silent: bool) -> bool:
@@ -28,24 +66,69 @@ def xref_rule(state: StateInline, silent: bool) -> bool:
     if not silent:
         token = state.push("xref", "", 0)
         token.content = match.group(0)
-        token.meta = {
-            "pos": pos,
-            "target": match.group("target").strip(),
-            "anchor": (match.group("anchor") or "").strip() or None,
-            "text": match.group("text").strip() if match.group("text") is not None else None,
-            "suffix": match.group("suffix"),
-        }
+        token.meta = {"pos": pos, **parse_xref(match)}
     state.pos = match.end()
     return True
 
 
+def literal_rule(state: StateInline, silent: bool) -> bool:
+    """``\\[[`` -> a literal ``[[`` the reader is meant to see."""
+    if not state.src.startswith("\\[[", state.pos):
+        return False
+    if not silent:
+        token = state.push("xref_literal", "", 0)
+        token.content = "[["
+    state.pos += 3
+    return True
+
+
+_XREF_SPAN = re.compile(r"\[\[[^\[\]\n]*\]\]")
+_BARE_PIPE = re.compile(r"(?<!\\)\|")
+
+
+def _xref_aware_split(line: str) -> list[str]:
+    """markdown-it's cell splitter, with the pipes inside ``[[...]]`` escaped first.
+
+    The stock splitter drops the backslash of an escaped pipe, so the cell holds
+    ``[[x|text]]`` whether the author wrote ``|`` or ``\\|``.
+    """
+    protected = _XREF_SPAN.sub(lambda m: _BARE_PIPE.sub(r"\\|", m.group(0)), line) if "[[" in line else line
+    return table_module.escapedSplit(protected)
+
+
+# The GFM table rule, its one helper swapped: copying the 150-line rule to change one call
+# would fork it from markdown-it-py's fixes; this binds the same code to other globals.
+_table_rule = types.FunctionType(table_module.table.__code__, {**table_module.table.__globals__, "escapedSplit": _xref_aware_split}, "table")
+
+
+#: The class of the element around a deliberate ``[[``: the check for raw brackets skips it.
+LITERAL_CLASS = "xref-literal"
+
+
+def _render_literal(self, tokens, idx, options, env) -> str:  # noqa: ANN001 (markdown-it's renderer signature)
+    return f'<span class="{LITERAL_CLASS}">[[</span>'
+
+
+def _render_unresolved(self, tokens, idx, options, env) -> str:  # noqa: ANN001
+    """Without a glossary to resolve against, an xref shows its text (emit/render.py links it)."""
+    meta = tokens[idx].meta
+    return escapeHtml((meta["text"] if meta["text"] is not None else meta["target"]) + meta["suffix"])
+
+
 def xref_plugin(md: MarkdownIt) -> None:
-    """Register the rule before ``link`` so ``[[x]]`` is never read as a Markdown link."""
+    """Register the rules: xrefs before ``link`` (never read as a Markdown link), the
+    literal before ``escape``, and the xref-aware table rule in place of the stock one."""
     md.inline.ruler.before("link", "xref", xref_rule)
+    md.inline.ruler.before("escape", "xref_literal", literal_rule)
+    md.block.ruler.at("table", _table_rule, {"alt": ["paragraph", "reference"]})
+    md.add_render_rule("xref_literal", _render_literal)
+    md.add_render_rule("xref", _render_unresolved)
 
 
 def make_parser() -> MarkdownIt:
-    """The one Markdown dialect of term files: CommonMark + tables + strikethrough + xrefs."""
+    """The one Markdown dialect of term files, from `check` to page, book and llms.txt:
+    CommonMark + tables + strikethrough + footnotes + admonitions (``!!! note``) + content
+    tabs (``=== "Label"``) + xrefs. Raw HTML is allowed (and checked and sanitised)."""
     md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
-    md.use(xref_plugin)
+    md.use(xref_plugin).use(footnote_plugin).use(admon_plugin).use(tabs_plugin)
     return md
