@@ -13,6 +13,7 @@ import networkx as nx
 
 from glossary_tool.diagnostics import Diagnostic
 from glossary_tool.draw import Diagram, check_diagrams, load_diagrams
+from glossary_tool.emit.leftovers import check_rendered
 from glossary_tool.link import link
 from glossary_tool.load import load_tree
 from glossary_tool.model import Glossary
@@ -57,6 +58,8 @@ def load_project(root: Path, *, check_records: bool = True) -> Loaded:
     loaded = load_tree(project.glossary_dir)
     glossary, graph, problems = link(loaded)
     diagnostics = list(loaded.diagnostics) + problems
+    reported = {(d.path, d.line) for d in diagnostics if d.code in ("xref-unparsed", "xref-in-html")}
+    diagnostics += check_rendered(glossary, reported)
     if check_records:
         diagnostics += snippet_diagnostics(glossary.ordered_terms(), project.records_dir)
     drawn = load_diagrams(project.diagrams_dir, project.root)

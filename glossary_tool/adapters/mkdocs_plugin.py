@@ -32,14 +32,15 @@ from mkdocs.utils import get_relative_url
 from glossary_tool.adapters.mkdocs_incremental import Incremental, digest, extras_key, layout_key, map_key
 from glossary_tool.atomic import write_bytes
 from glossary_tool.background import BackgroundError, Job
-from glossary_tool.diagnostics import Severity
+from glossary_tool.diagnostics import Diagnostic, Severity
 from glossary_tool.draw.graph import MAP_SRC, layout_map, term_graph
 from glossary_tool.draw.html import MAP_TITLE, diagrams_markdown, map_markdown, term_extras_markdown
 from glossary_tool.emit import pages
+from glossary_tool.emit.leftovers import Leftover, html_leftovers, leftover_diagnostics, markdown_leftovers, output_diagnostics
 from glossary_tool.emit.links import RelativeLinker, term_src
 from glossary_tool.emit.llms import LlmsFiles, render_llms
 from glossary_tool.emit.page_html import markdown_page, section_page, term_page
-from glossary_tool.emit.render import Rendered, RenderOptions
+from glossary_tool.emit.render import MarkdownBlock, Rendered, RenderOptions
 from glossary_tool.emit.snippets import SiteSnippets
 from glossary_tool.model import Glossary, Term
 from glossary_tool.pipeline import Loaded, load_project
@@ -153,7 +154,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             return files
         # The book downloads linked from the home page: the EPUB always (about 2 s), the
         # PDF only for `glossary build --book` (it takes a minute).
-        from glossary_tool.emit.book import BookError, epub_bytes, make_book, pdf_bytes
+        from glossary_tool.emit.book import BookError, epub_with_leftovers, make_book, pdf_bytes
 
         book = make_book(self.loaded, config.site_url or "/")
         self.downloads = [("EPUB", pages.EPUB_SRC)]
@@ -163,7 +164,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         # so the page rendering keeps a core to itself on a 2-core machine.
         site_url, site_name = config.site_url or "/", config.site_name
         map_url = files.get_file_from_path(MAP_SRC).url
-        self.side_job = Job(lambda: (map_markdown(glossary, _href_from(glossary, map_url, files)), epub_bytes(book), self._llms(site_url, site_name).files))
+        self.side_job = Job(lambda: (map_markdown(glossary, _href_from(glossary, map_url, files)), *epub_with_leftovers(book), self._llms(site_url, site_name).files))
         files.append(File.generated(config, pages.EPUB_SRC, content=b""))  # known to MkDocs' link validation; written in on_post_build
         if os.environ.get(BOOK_ENV) == "1":
             try:
@@ -211,17 +212,21 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
     def on_post_build(self, config: MkDocsConfig) -> None:
         """Write the EPUB, llms.txt, llms-full.txt and the Markdown copy of each term page."""
         site_dir = Path(config.site_dir)
+        glossary = self.loaded.glossary
         if self.active is None:
-            _, epub, llms_files = self._side_results()
+            _, epub, epub_leftovers, llms_files = self._side_results()
             write_bytes(site_dir / pages.EPUB_SRC, epub, durable=False)
+            _report(output_diagnostics(glossary, epub_leftovers, "the EPUB"))
+            _report(llms_leftovers(glossary, llms_files))
             LlmsFiles(llms_files).write(site_dir)
             return
         llms = self._llms(config.site_url or "/", config.site_name)
+        _report(llms_leftovers(glossary, llms.files))
         llms.write(site_dir)
         self.active.replace_written(site_dir, set(llms.files))
         self.active.finish(site_dir, [(p.file.src_uri, p.url) for p in self._built_pages])
 
-    def _side_results(self) -> tuple[str, bytes, dict[str, str]]:
+    def _side_results(self) -> tuple[str, bytes, list[Leftover], dict[str, str]]:
         """The map, EPUB and llms.txt from the side process; its failure fails the build cleanly."""
         try:
             return self.side_job.result()
@@ -252,6 +257,9 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         if rendered is not None:
             html_text = page.content = rendered.html
             page.toc = get_toc([entry.as_dict() for entry in rendered.toc])
+            term = self._term_at(page.file.src_uri)
+            if term is not None:  # the contract, checked on what was produced (emit/leftovers.py)
+                _report(leftover_diagnostics(term, html_leftovers(html_text), "its page"))
         incremental = self.active
         if incremental is not None:
             incremental.capture(page)
@@ -285,7 +293,8 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         glossary = self.loaded.glossary
         src = page.file.src_uri
         incremental = self.active
-        options = RenderOptions(glossary, RelativeLinker(src), SiteSnippets(self.loaded.project.records_dir), href=_md_href(src, page.url, files))
+        site_snippets = SiteSnippets(self.loaded.project.records_dir)
+        options = RenderOptions(glossary, RelativeLinker(src), lambda t, s: MarkdownBlock(site_snippets(t, s)), href=_md_href(src, page.url, files))
         if src == pages.HOME_SRC:
             return markdown_page(pages.home_parts(glossary, [(MAP_TITLE.lower(), MAP_SRC), *((f"the book as {label}", src) for label, src in self.downloads)]), options)
         if src == pages.AZ_SRC:
@@ -314,6 +323,27 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         else:
             text = extras()
         return term_page(term, glossary, options, extras_html=text)
+
+
+def _report(diagnostics: list[Diagnostic]) -> None:
+    """Errors found in outputs, as MkDocs warnings: `build --strict` fails on them."""
+    for diagnostic in diagnostics:
+        log.warning(diagnostic.format())
+
+
+def llms_leftovers(glossary: Glossary, files: dict[str, str]) -> list[Diagnostic]:
+    """Raw brackets in the Markdown copies (reported at their term) and llms-full.txt."""
+    out: list[Diagnostic] = []
+    for name, text in sorted(files.items()):
+        found = markdown_leftovers(text)
+        if not found:
+            continue
+        term = glossary.terms.get(Path(name).stem)
+        if term is not None and term_src(term) == name:
+            out += leftover_diagnostics(term, found, f"its Markdown copy {name}")
+        else:
+            out += output_diagnostics(glossary, found, name)
+    return out
 
 
 #: A section with more terms than this is listed in the sidebar in groups of NAV_GROUP_SIZE.

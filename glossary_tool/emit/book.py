@@ -14,6 +14,7 @@ import datetime as dt
 import html
 import io
 import os
+import re
 import subprocess
 import uuid
 import zipfile
@@ -22,18 +23,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from markdown_it import MarkdownIt
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import TextLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
 
 from glossary_tool.atomic import write_bytes
-from glossary_tool.emit.markdown import BodyRewriter, term_markdown
+from glossary_tool.emit.page_html import term_article
 from glossary_tool.emit.pages import az_entries, rosetta_rows
+from glossary_tool.emit.render import MarkdownBlock, PageState, RenderOptions, render_body
 from glossary_tool.emit.snippets import PlainSnippets
 from glossary_tool.model import VENDORS, Glossary, Section, Term
-from glossary_tool.text import slugify
 
 LICENSE = "Content CC BY 4.0 (https://creativecommons.org/licenses/by/4.0/); code MIT."
 CSS = """
@@ -83,9 +83,12 @@ def _highlight(code: str, lang: str, _attrs: str) -> str:
     return f'<pre class="hl"><code>{body}</code></pre>'
 
 
-def _markdown() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": False, "highlight": _highlight, "xhtmlOut": True}).enable(["table", "strikethrough"])
-    return md
+_CODE_BLOCK = re.compile(r'<pre><code(?: class="language-([\w+-]*)")?>(.*?)</code></pre>', re.S)
+
+
+def _highlight_blocks(fragment: str) -> str:
+    """Code blocks highlighted with the book's print palette (``.hl``), not the site's."""
+    return _CODE_BLOCK.sub(lambda m: _highlight(html.unescape(m.group(2)), m.group(1) or "", ""), fragment)
 
 
 def _xhtml(fragment_html: str) -> str:
@@ -99,18 +102,6 @@ def _xhtml(fragment_html: str) -> str:
             element.tag = "span"
     text = etree.tostring(wrapper, method="xml", encoding="unicode")
     return text[len("<div>") : -len("</div>")] if text.startswith("<div>") else text
-
-
-def _heading_ids(xhtml: str, slug: str) -> str:
-    """Give inner headings the ids BookLinker uses: ``term-<slug>-<anchor>``."""
-    from lxml import etree
-
-    root = etree.fromstring(f"<div>{xhtml}</div>")
-    for element in root.iter("h3", "h4", "h5", "h6"):
-        text = "".join(element.itertext())
-        element.set("id", f"term-{slug}-{slugify(text)}")
-    out = etree.tostring(root, encoding="unicode")
-    return out[len("<div>") : -len("</div>")]
 
 
 @dataclass(frozen=True)
@@ -149,20 +140,31 @@ class Book:
             out.append(f'<figure id="diagram-{name}">{svg}<figcaption>{html.escape(diagram.description)}</figcaption></figure>')
         return "".join(out)
 
+    def _options(self, term: Term) -> RenderOptions:
+        """The book renders with the site's engine: in-book links, ids prefixed with the term,
+        body headings one level below the term's h2 title, code highlighted for print."""
+        plain = PlainSnippets(self.records_root)
+        return RenderOptions(
+            self.glossary,
+            BookLinker(self.glossary),
+            lambda t, s: MarkdownBlock(plain(t, s)),
+            anchor_prefix=f"term-{term.slug}-",
+            heading_shift=1,
+            permalinks=False,
+            highlight_code=False,
+        )
+
     def term_xhtml(self, term: Term, drawn: dict[str, str] | None = None) -> str:
-        linker = BookLinker(self.glossary)
-        text = term_markdown(term, self.glossary, linker, PlainSnippets(self.records_root), title_level=2)
-        body = _heading_ids(_xhtml(_markdown().render(text)), term.slug)
-        # the title heading is the term's anchor
+        options = self._options(term)
+        article = term_article(term, self.glossary, options, PageState(), sub_level=3)
         title = f'<h2 id="term-{term.slug}">{html.escape(term.display_title)}</h2>'
-        body = body.split("</h2>", 1)[1] if body.startswith("<h2>") else body
         summary = f'<p class="summary">{html.escape(term.summary)}</p>'
+        body = _xhtml(_highlight_blocks(article))
         return f"<section>{title}{summary}{body}{self.figures(term, {} if drawn is None else drawn)}</section>"
 
     def section_xhtml(self, section: Section, drawn: dict[str, str] | None = None) -> str:
-        linker = BookLinker(self.glossary)
-        intro = BodyRewriter(self.glossary, linker).body(section.page) if section.page is not None else section.summary
-        parts = [f'<h1 id="section-{section.slug}">{html.escape(section.title)}</h1>', _xhtml(_markdown().render(intro))]
+        intro = render_body(section.page, self._options(section.page)).html if section.page is not None else f"<p>{html.escape(section.summary)}</p>"
+        parts = [f'<h1 id="section-{section.slug}">{html.escape(section.title)}</h1>', _xhtml(intro)]
         drawn = {} if drawn is None else drawn
         parts += [self.term_xhtml(self.glossary.terms[s], drawn) for s in section.terms]
         return "".join(parts)
@@ -230,8 +232,16 @@ def make_book(loaded, site_url: str = "https://gpu-glossary.github.io/gpu-glossa
     return Book(glossary, loaded.project.records_dir, title, identifier, modified, site_url, dict(getattr(loaded, "diagrams", {}) or {}))
 
 
-def epub_bytes(book: Book) -> bytes:
+def epub_with_leftovers(book: Book) -> tuple[bytes, list]:
+    """The EPUB, and any raw ``[[`` in its chapters (emit/leftovers.py): one rendering for both."""
+    from glossary_tool.emit.leftovers import html_leftovers
+
     chapters = book.chapters()
+    return epub_bytes(book, chapters), [leftover for _, _, body in chapters for leftover in html_leftovers(f"<div>{body}</div>")]
+
+
+def epub_bytes(book: Book, chapters: list[tuple[str, str, str]] | None = None) -> bytes:
+    chapters = chapters if chapters is not None else book.chapters()
     files: dict[str, str] = {}
     cover = f'<section class="cover" epub:type="cover"><h1>{html.escape(book.title)}</h1><p>An interlinked dictionary of the GPU stack, with CUDA examples run on a real GPU.</p><p>{html.escape(LICENSE)}</p><p>{html.escape(book.site_url)}</p></section>'
     files["OEBPS/cover.xhtml"] = _page(book.title, cover, epub_ns=True)

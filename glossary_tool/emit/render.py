@@ -28,8 +28,13 @@ from glossary_tool.load.body import inline_text, parse_tokens, parser, unique_an
 from glossary_tool.model import Glossary, Link, Snippet, Term
 from glossary_tool.text import slugify
 
-#: (term, snippet) -> the block that replaces the snippet's fences on the page: one HTML
-#: ``<div>`` element, inserted as it is, or Markdown, rendered by this same engine.
+
+class MarkdownBlock(str):
+    """Generated Markdown to be rendered in place by this engine (not inserted as HTML)."""
+
+
+#: (term, snippet) -> the block that replaces the snippet's fences on the page: HTML,
+#: inserted as it is, or a :class:`MarkdownBlock`.
 SnippetHtml = Callable[[Term, Snippet], str]
 
 
@@ -159,7 +164,7 @@ class _Renderer(RendererHTML):
         if snippet is not None and opts.snippets is not None:
             env["skip"].update(line for line in range(snippet.body_start + 1, snippet.body_end))
             block = opts.snippets(env["term"], snippet)
-            if not block.lstrip().startswith("<div"):  # a renderer that writes Markdown (tabs, fences): same engine
+            if isinstance(block, MarkdownBlock):  # rendered by this engine, in this page (tab ids stay unique)
                 block = render_tokens(parse_tokens(block), opts, env["page"])
             env["slots"].append(block)
             return _SLOT.format(len(env["slots"]) - 1) + "\n"
@@ -173,7 +178,8 @@ class _Renderer(RendererHTML):
     def _code(code: str, lang: str, opts: RenderOptions) -> str:
         if opts.highlight_code:
             return highlight(code, lang)
-        return f"<pre><code>{html.escape(code, quote=False)}</code></pre>"
+        lang_class = f' class="language-{html.escape(lang)}"' if lang else ""
+        return f"<pre><code{lang_class}>{html.escape(code, quote=False)}</code></pre>"
 
     # -- headings -----------------------------------------------------------------------
     def heading_open(self, tokens: Sequence[Token], idx: int, options: Any, env: dict) -> str:
@@ -247,7 +253,8 @@ def _links_by_position(glossary: Glossary, term: Term) -> Mapping[tuple[int, int
     return {(link.xref.line - term.body_offset - 1, link.xref.col - 1): link for link in glossary.links.get(term.slug, ())}
 
 
-def render_tokens(tokens: Sequence[Token], options: RenderOptions, page: PageState, *, term: Term | None = None, links: Mapping[tuple[int, int], Link] | None = None) -> str:
+def render_tokens(tokens: Sequence[Token], options: RenderOptions, page: PageState, *, term: Term | None = None, links: Mapping[tuple[int, int], Link] | None = None, sanitize: bool = False) -> str:
+    """HTML of ``tokens``; ``sanitize`` for what authors wrote (raw HTML then goes through nh3)."""
     env: dict[str, Any] = {
         "options": options,
         "page": page,
@@ -258,7 +265,7 @@ def render_tokens(tokens: Sequence[Token], options: RenderOptions, page: PageSta
         "slots": [],
     }
     out = _renderer().render(list(tokens), parser().options, env)
-    if any(t.type == "html_block" or (t.children and any(c.type == "html_inline" for c in t.children)) for t in tokens):
+    if sanitize and any(t.type == "html_block" or (t.children and any(c.type == "html_inline" for c in t.children)) for t in tokens):
         out = nh3.clean(out, **_SANITIZE)
     for number, block in enumerate(env["slots"]):
         out = out.replace(_SLOT.format(number), block, 1)
@@ -268,11 +275,12 @@ def render_tokens(tokens: Sequence[Token], options: RenderOptions, page: PageSta
 def render_body(term: Term, options: RenderOptions, page: PageState | None = None) -> Rendered:
     """A term's (or section intro's) body as HTML, with its table of contents."""
     page = page if page is not None else PageState()
-    out = render_tokens(parse_tokens(term.body), options, page, term=term, links=_links_by_position(options.glossary, term))
+    out = render_tokens(parse_tokens(term.body), options, page, term=term, links=_links_by_position(options.glossary, term), sanitize=True)
     return Rendered(out, page.toc())
 
 
 def render_markdown(text: str, options: RenderOptions, page: PageState | None = None) -> Rendered:
-    """Generated Markdown (home, section lists, A-Z, Rosetta): same engine, no term context."""
+    """Generated Markdown (home, section lists, A-Z, Rosetta, the map): same engine, no term
+    context, not sanitised (it is ours: the map is an inline SVG)."""
     page = page if page is not None else PageState()
     return Rendered(render_tokens(parse_tokens(text), options, page), page.toc())

@@ -252,11 +252,12 @@ def unique_anchor(anchor: str, seen: dict[str, int]) -> str:
             return candidate
 
 
-_HTML_CODE = re.compile(r"<(pre|code|kbd|samp)\b.*?</\1\s*>", re.I | re.S)
+_HTML_CODE = re.compile(r"<(pre|code|kbd|samp)\b.*?</\1\s*>|<!--.*?-->", re.I | re.S)
 
 
 def _xref_in_html(path: str, line: int, content: str, out: list[Diagnostic]) -> None:
-    """A raw HTML block is passed through without Markdown: an xref there would be shown raw."""
+    """A raw HTML block is passed through without Markdown: an xref there would be shown raw
+    (inside <pre>/<code> or a comment it is not prose, and is left alone)."""
     text = _HTML_CODE.sub(lambda m: "\n" * m.group(0).count("\n"), content)
     found = text.find("[[")
     if found >= 0:

@@ -1,0 +1,157 @@
+"""The last line of defence of the ``[[...]]`` contract: no ``[[`` reaches a reader.
+
+The parser turns every well-formed reference into a link, and `check` reports the malformed
+ones it can see on tokens. This module looks at what was actually produced — a page's HTML,
+a Markdown copy, llms-full.txt, an EPUB chapter — so that a Markdown context nobody thought
+of cannot show raw brackets silently: any ``[[`` in prose (outside code, and outside a
+deliberate ``\\[[`` literal) becomes an error at the source file and line it came from.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from lxml import etree
+from lxml import html as lhtml
+
+from glossary_tool.diagnostics import Diagnostic, error
+from glossary_tool.load.body import parse_tokens
+from glossary_tool.load.xref_rule import LITERAL_CLASS
+from glossary_tool.model import Glossary, Term
+
+_CODE_TAGS = {"code", "pre", "script", "style", "kbd", "samp", "textarea"}
+_CONTEXT = 40
+
+
+@dataclass(frozen=True)
+class Leftover:
+    """Raw brackets found in an output, with the text that follows them (to find the source)."""
+
+    text: str
+
+
+def _skipped(element: etree._Element) -> bool:
+    while element is not None:
+        if isinstance(element.tag, str):
+            tag = etree.QName(element).localname if "}" in element.tag else element.tag
+            if tag.lower() in _CODE_TAGS or LITERAL_CLASS in (element.get("class") or "").split():
+                return True
+        element = element.getparent()
+    return False
+
+
+def html_leftovers(markup: str) -> list[Leftover]:
+    """``[[`` in the prose of an HTML (or XHTML) document or fragment."""
+    if "[[" not in markup:
+        return []
+    root = lhtml.fromstring(markup) if markup.strip() else None
+    if root is None:
+        return []
+    found: list[Leftover] = []
+    for node in root.iter():
+        for text, owner in ((node.text, node), (node.tail, node.getparent())):
+            if text and "[[" in text and owner is not None and not _skipped(owner):
+                start = text.index("[[")
+                found.append(Leftover(text[start : start + _CONTEXT]))
+    return found
+
+
+def markdown_leftovers(markdown: str) -> list[Leftover]:
+    """``[[`` that a Markdown reader (or model) would see: any xref the copy still holds, or
+    brackets the parser left as text."""
+    if "[[" not in markdown:
+        return []
+    found: list[Leftover] = []
+    for token in parse_tokens(markdown):
+        if token.type == "html_block" and "[[" in token.content:
+            found.append(Leftover(token.content[token.content.index("[[") :][:_CONTEXT]))
+        for child in token.children or []:
+            if child.type == "xref" or (child.type == "text" and "[[" in child.content):
+                start = child.content.index("[[")
+                found.append(Leftover(child.content[start : start + _CONTEXT]))
+    return found
+
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def locate(term: Term, leftover: Leftover) -> tuple[int, int]:
+    """The file line and column in ``term`` where ``leftover`` was written (best effort:
+    the first prose line holding its opening characters; else the body's first line)."""
+    lines = term.body.split("\n")
+    probe = re.sub(r"\s+", " ", leftover.text).strip()
+    candidates = [probe[:n] for n in (len(probe), 20, 8, 2) if n <= len(probe)]
+    in_fence = False
+    for needle in candidates:
+        for number, line in enumerate(lines):
+            if _FENCE.match(line):
+                in_fence = not in_fence
+                continue
+            if in_fence:
+                continue
+            col = line.find(needle)
+            if col >= 0:
+                return term.body_offset + number + 1, col + 1
+        in_fence = False
+    return term.body_offset + 1, 1
+
+
+def leftover_diagnostics(term: Term, leftovers: list[Leftover], where: str) -> list[Diagnostic]:
+    """One error per leftover, pointing at the term's source; ``where`` names the output."""
+    out = []
+    for leftover in leftovers:
+        line, col = locate(term, leftover)
+        out.append(
+            error(
+                term.path,
+                line,
+                col,
+                "xref-raw-output",
+                f"raw '[[' reaches readers in {where} ('{leftover.text.strip()[:30]}...'): this Markdown context did not link it; "
+                "write the reference in a paragraph, list, quote or table cell, or \\[[ for literal brackets",
+            )
+        )
+    return out
+
+
+def check_rendered(glossary: Glossary, known: set[tuple[str, int]] | None = None) -> list[Diagnostic]:
+    """Render every term body and section intro as the site does (code not highlighted: it
+    is skipped anyway) and report any ``[[`` left in its prose. Part of `glossary check`.
+
+    ``known``: (path, line) already reported by the parser's own checks (one problem, one error).
+    """
+    from glossary_tool.emit.links import RelativeLinker, term_src
+    from glossary_tool.emit.render import RenderOptions, render_body
+
+    out: list[Diagnostic] = []
+    pages = [section.page for section in glossary.sections if section.page is not None]
+    if glossary.home is not None and glossary.home.page is not None:
+        pages.append(glossary.home.page)
+    for term in [*glossary.ordered_terms(), *pages]:
+        options = RenderOptions(glossary, RelativeLinker(term_src(term)), None, permalinks=False, highlight_code=False)
+        found = leftover_diagnostics(term, html_leftovers(render_body(term, options).html), "the page")
+        out += [d for d in found if (d.path, d.line) not in (known or set())]
+    return out
+
+
+def source_of(glossary: Glossary, leftover: Leftover) -> Term | None:
+    """The term whose body holds ``leftover`` (for whole-glossary outputs: llms-full.txt, the EPUB)."""
+    probe = re.sub(r"\s+", " ", leftover.text).strip()[:20]
+    pages = [s.page for s in glossary.sections if s.page is not None]
+    for term in [*glossary.ordered_terms(), *pages]:
+        if probe and probe in re.sub(r"\s+", " ", term.body):
+            return term
+    return None
+
+
+def output_diagnostics(glossary: Glossary, leftovers: list[Leftover], where: str) -> list[Diagnostic]:
+    """Leftovers of a whole-glossary output, each reported at the term it came from."""
+    out: list[Diagnostic] = []
+    for leftover in leftovers:
+        term = source_of(glossary, leftover)
+        if term is not None:
+            out += leftover_diagnostics(term, [leftover], where)
+        else:
+            out.append(error("glossary/toc.yml", 1, 1, "xref-raw-output", f"raw '[[' reaches readers in {where} ('{leftover.text.strip()[:30]}...') from a generated part of it"))
+    return out
