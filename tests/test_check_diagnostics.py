@@ -32,7 +32,7 @@ def test_clean_trio_has_no_diagnostics(make_glossary):
 FM_CASES = [
     ("frontmatter-missing", "no front matter\n", 1),
     ("frontmatter-unterminated", "---\ntitle: Warp\n", 1),
-    ("yaml-syntax", "---\ntitle: Warp\nsummary: [unclosed\nsources: []\n---\nbody\n", 4),
+    ("yaml-syntax", "---\ntitle: Warp\nsummary: [unclosed\nsources: []\n---\nbody\n", 3),  # where the '[' opens
     ("frontmatter-empty", "---\n---\nbody\n", 1),
     ("frontmatter-type", "---\n- a\n- b\n---\nbody\n", 2),
     ("field-duplicate", "---\ntitle: Warp\ntitle: Again\nsummary: One sentence.\nsources:\n  - {title: T, url: 'https://x.org'}\n---\n[[thread]] [[streaming-multiprocessor]]\n", 3),

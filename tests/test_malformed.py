@@ -57,7 +57,8 @@ class Case:
 
 CASES = [
     # --- front matter: YAML syntax, types, keys ---
-    Case("yaml-unclosed-bracket", {W: "---\ntitle: Warp\nsummary: [unclosed\n" + SOURCES + BODY}, "yaml-syntax", W, 4, 8),
+    # reported where the '[' opens, with where the parser gave up as a note
+    Case("yaml-unclosed-bracket", {W: "---\ntitle: Warp\nsummary: [unclosed\n" + SOURCES + BODY}, "yaml-syntax", W, 3, 10, "that starts here (note: the parser stopped at line 4, column 8)"),
     Case("yaml-tab-indentation", {W: "---\ntitle: Warp\nsummary: One sentence.\nsources:\n\t- {title: T, url: 'https://x.org'}\n---\n" + BODY}, "yaml-syntax", W, 5, 1, "cannot start any token"),
     Case("yaml-python-tag", {W: warp("aliases: !!python/object/apply:os.system ['echo pwned']\n")}, "yaml-syntax", W, 4, 1, "could not determine a constructor"),
     Case("yaml-alias-bomb", {W: warp("aliases: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\nequivalents: {amd: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]}\n")}, "field-invalid", W, 5, 1, "'equivalents'"),
@@ -68,10 +69,10 @@ CASES = [
     Case("title-is-a-list", {W: "---\ntitle: [a, b]\nsummary: One sentence.\n" + SOURCES + BODY}, "field-invalid", W, 2, 1, "'title' must be a non-empty string"),
     Case("summary-is-a-number", {W: "---\ntitle: Warp\nsummary: 42\n" + SOURCES + BODY}, "field-invalid", W, 3, 1, "'summary' must be a non-empty string"),
     Case("sources-is-a-string", {W: "---\ntitle: Warp\nsummary: One sentence.\nsources: https://x.org\n---\n" + BODY}, "field-invalid", W, 4, 1, "non-empty list"),
-    Case("source-without-url", {W: "---\ntitle: Warp\nsummary: One sentence.\nsources:\n  - {title: T}\n---\n" + BODY}, "field-invalid", W, 4, 1, "sources[1].url"),
-    Case("source-javascript-url", {W: "---\ntitle: Warp\nsummary: One sentence.\nsources:\n  - {title: T, url: 'javascript:alert(1)'}\n---\n" + BODY}, "field-invalid", W, 4, 1, "http(s) URL"),
+    Case("source-without-url", {W: "---\ntitle: Warp\nsummary: One sentence.\nsources:\n  - {title: T}\n---\n" + BODY}, "field-invalid", W, 5, 1, "sources[1].url"),  # the list item, not 'sources:'
+    Case("source-javascript-url", {W: "---\ntitle: Warp\nsummary: One sentence.\nsources:\n  - {title: T, url: 'javascript:alert(1)'}\n---\n" + BODY}, "field-invalid", W, 5, 1, "http(s) URL"),
     Case("unknown-key-typo", {W: warp("abbrevation: W\n")}, "field-unknown", W, 4, 1, "did you mean 'abbreviation'?"),
-    Case("unknown-source-key-typo", {W: "---\ntitle: Warp\nsummary: One sentence.\nsources:\n  - {title: T, uri: 'https://x.org'}\n---\n" + BODY}, "field-unknown", W, 4, 1, "did you mean 'url'?"),
+    Case("unknown-source-key-typo", {W: "---\ntitle: Warp\nsummary: One sentence.\nsources:\n  - {title: T, uri: 'https://x.org'}\n---\n" + BODY}, "field-unknown", W, 5, 1, "did you mean 'url'?"),
     Case("duplicate-key", {W: warp("summary: Again.\n")}, "field-duplicate", W, 4, 1, "first on line 3"),
     Case("no-front-matter", {W: BODY}, "frontmatter-missing", W, 1, 1),
     Case("unterminated-front-matter", {W: "---\ntitle: Warp\n" + BODY}, "frontmatter-unterminated", W, 1, 1),
@@ -111,7 +112,7 @@ CASES = [
     Case("toc-path-traversal", {}, "toc-unknown", "glossary/toc.yml", 6, 1, "../../etc/passwd", toc="device-hardware:\n  - streaming-multiprocessor\ndevice-software:\n  - warp\n  - thread\n  - ../../etc/passwd\n"),
     Case("toc-bad-yaml", {}, "yaml-syntax", "glossary/toc.yml", 2, 1, toc="device-hardware: [streaming-multiprocessor\n"),
     Case("toc-nested-100000-deep", {}, "yaml-syntax", "glossary/toc.yml", 1, 1, "nested too deeply", toc="device-hardware: " + "[" * 100_000 + "]" * 100_000 + "\n"),
-    Case("section-index-bad-yaml", {"glossary/device-software/index.md": "---\ntitle: [x\n---\nbody\n"}, "yaml-syntax", "glossary/device-software/index.md", 3, 1),
+    Case("section-index-bad-yaml", {"glossary/device-software/index.md": "---\ntitle: [x\n---\nbody\n"}, "yaml-syntax", "glossary/device-software/index.md", 2, 8),
     # --- diagrams ---
     Case("diagram-bad-yaml", {"diagrams/bad.yml": "title: [x\n", **uses("bad")}, "diagram-syntax", "diagrams/bad.yml", 2, 1),
     Case("diagram-unknown-key-typo", {"diagrams/typo.yml": DIAGRAM_OK + "arows: []\n", **uses("typo")}, "diagram-invalid", "diagrams/typo.yml", 5, 1, "did you mean 'arrows'?"),

@@ -113,7 +113,8 @@ def _check_toc(loaded: LoadResult, by_slug: dict[str, Term]) -> list[Diagnostic]
             seen[slug] = section
             term = by_slug.get(slug)
             if term is None:
-                out.append(error(toc_path, line, 1, "toc-unknown", f"reading order lists '{slug}', but there is no glossary/{section}/{slug}.md"))
+                if (section, slug) not in loaded.unloaded:  # a file that failed to load has its own error
+                    out.append(error(toc_path, line, 1, "toc-unknown", f"reading order lists '{slug}', but there is no glossary/{section}/{slug}.md"))
             elif term.section != section:
                 out.append(error(toc_path, line, 1, "toc-section", f"'{slug}' is listed under '{section}' but its file is in '{term.section}'"))
     if loaded.order.sections:

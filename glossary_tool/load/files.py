@@ -31,6 +31,9 @@ class LoadResult:
     home: Section | None
     order: ReadingOrder
     diagnostics: tuple[Diagnostic, ...]
+    #: (section, slug) of term files that exist but could not be loaded: their own error is
+    #: the one report (the reading order does not also call them missing).
+    unloaded: frozenset[tuple[str, str]] = frozenset()
 
 
 def rel(root: Path, path: Path) -> str:
@@ -206,10 +209,17 @@ def load_tree(root: Path) -> LoadResult:
         out.append(error(root.as_posix(), 0, 0, "glossary-missing", "glossary folder not found"))
         return LoadResult(root, (), (), None, ReadingOrder((), {}), tuple(out))
     tree = walk_tree(root, out)
-    terms = [term for section, path, _ in tree.term_files if (term := load_term(root, path, section, out)) is not None]
+    terms: list[Term] = []
+    unloaded: set[tuple[str, str]] = set()
+    for section, path, _ in tree.term_files:
+        term = load_term(root, path, section, out)
+        if term is None:
+            unloaded.add((section, path.stem))
+        else:
+            terms.append(term)
     pages, home = tree.pages, tree.home
     order = read_toc(root, out)
-    return LoadResult(root, tuple(terms), sections_in_order(root, order, pages), home, order, tuple(out))
+    return LoadResult(root, tuple(terms), sections_in_order(root, order, pages), home, order, tuple(out), frozenset(unloaded))
 
 
 def sections_in_order(root: Path, order: ReadingOrder, pages: dict[str, Section]) -> tuple[Section, ...]:

@@ -49,6 +49,34 @@ class FrontMatter:
     body_offset: int
     body: str
     diagnostics: tuple[Diagnostic, ...] = field(default=())
+    #: 1-based file line of every node below the top-level keys, by path: ("sources", 0, "url").
+    node_lines: dict[tuple[str | int, ...], int] = field(default_factory=dict)
+
+    def line_at(self, *path: str | int) -> int:
+        """The line of the node at ``path``, else of its nearest recorded ancestor: a
+        diagnostic about ``sources[1].url`` points at that url, not at ``sources:``."""
+        for end in range(len(path), 0, -1):
+            found = self.node_lines.get(path[:end]) if end > 1 else self.lines.get(str(path[0]))
+            if found is not None:
+                return found
+        return 1
+
+
+def node_lines(node: yaml.Node, path: tuple[str | int, ...], out: dict[tuple[str | int, ...], int], depth: int = 0) -> None:
+    """Record the line of each item and key below ``node`` (front matter is shallow: 4 levels)."""
+    if depth > 4:
+        return
+    if isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            out[(*path, index)] = item.start_mark.line + 2
+            node_lines(item, (*path, index), out, depth + 1)
+    elif isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            if isinstance(key, yaml.ScalarNode):
+                # a value on its own line (a nested list or mapping) is reported at its key
+                line = (key.start_mark.line if isinstance(value, yaml.ScalarNode) else key.start_mark.line) + 2
+                out[(*path, key.value)] = line
+                node_lines(value, (*path, key.value), out, depth + 1)
 
 
 def split(path: str, text: str) -> tuple[str | None, int, str, list[Diagnostic]]:
@@ -73,11 +101,7 @@ def parse(path: str, text: str, allowed: tuple[str, ...] = TERM_FIELDS) -> Front
     except RecursionError:
         return FrontMatter({}, {}, offset, body, (error(path, 2, 1, "yaml-syntax", "invalid YAML in front matter: nested too deeply"),))
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        line = (mark.line + 2) if mark is not None else 1
-        col = (mark.column + 1) if mark is not None else 1
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        return FrontMatter({}, {}, offset, body, (error(path, line, col, "yaml-syntax", f"invalid YAML in front matter: {problem}"),))
+        return FrontMatter({}, {}, offset, body, (_yaml_error(path, exc),))
     if node is None:
         return FrontMatter({}, {}, offset, body, (error(path, 1, 1, "frontmatter-empty", "front matter is empty; it needs at least 'title' and 'summary'"),))
     if not isinstance(node, yaml.MappingNode):
@@ -86,6 +110,7 @@ def parse(path: str, text: str, allowed: tuple[str, ...] = TERM_FIELDS) -> Front
         return FrontMatter({}, {}, offset, body, (error(path, line, 1, "frontmatter-type", f"front matter must be a mapping of fields, not {kind}"),))
     data: dict[str, Any] = {}
     lines: dict[str, int] = {}
+    nested: dict[tuple[str | int, ...], int] = {}
     out: list[Diagnostic] = []
     for key_node, value_node in node.value:
         line = key_node.start_mark.line + 2
@@ -113,7 +138,27 @@ def parse(path: str, text: str, allowed: tuple[str, ...] = TERM_FIELDS) -> Front
             out.append(error(path, line, col, "yaml-syntax", f"invalid YAML value for '{key}': {getattr(exc, 'problem', exc)}"))
             continue
         lines[key] = line
-    return FrontMatter(data, lines, offset, body, tuple(out))
+        node_lines(value_node, (key,), nested)
+    return FrontMatter(data, lines, offset, body, tuple(out), nested)
+
+
+def _yaml_error(path: str, exc: yaml.YAMLError) -> Diagnostic:
+    """A YAML syntax error at the line where the broken construct starts (PyYAML's context
+    mark: the opening quote of an unclosed string, say), with where the parser gave up as a
+    note. The file line is the YAML line + 1 (the opening '---')."""
+    context = getattr(exc, "context_mark", None)
+    stopped = getattr(exc, "problem_mark", None)
+    mark = context or stopped
+    line = (mark.line + 2) if mark is not None else 1
+    col = (mark.column + 1) if mark is not None else 1
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    what = getattr(exc, "context", None)
+    message = f"invalid YAML in front matter: {problem}"
+    if what and context is not None:
+        message += f" {what} that starts here"
+    if context is not None and stopped is not None and (stopped.line, stopped.column) != (context.line, context.column):
+        message += f" (note: the parser stopped at line {stopped.line + 2}, column {stopped.column + 1})"
+    return error(path, line, col, "yaml-syntax", message)
 
 
 def _is_str(value: Any) -> bool:
@@ -175,27 +220,32 @@ def validate_term(path: str, fm: FrontMatter) -> tuple[dict[str, Any], list[Diag
             if isinstance(value, list) and all(_is_str(v) for v in value):
                 clean[key] = tuple(" ".join(v.split()) for v in value)
             else:
-                out.append(error(path, at(key), 1, "field-invalid", f"field '{key}' must be a list of non-empty strings"))
+                bad = next((i for i, v in enumerate(value) if not _is_str(v)), None) if isinstance(value, list) else None
+                line = fm.line_at(key, bad) if bad is not None else at(key)
+                out.append(error(path, line, 1, "field-invalid", f"field '{key}' must be a list of non-empty strings"))
+    def item(*node: str | int) -> int:
+        return fm.line_at(*node)
+
     if "sources" in data:
         sources = data["sources"]
         if not isinstance(sources, list) or not sources:
             out.append(error(path, at("sources"), 1, "field-invalid", "field 'sources' must be a non-empty list of {title, url} entries"))
         else:
             clean_sources = []
-            for index, item in enumerate(sources, 1):
-                if not isinstance(item, dict):
-                    out.append(error(path, at("sources"), 1, "field-invalid", f"sources[{index}] must be a mapping with 'title' and 'url'"))
+            for index, entry in enumerate(sources, 1):
+                if not isinstance(entry, dict):
+                    out.append(error(path, item("sources", index - 1), 1, "field-invalid", f"sources[{index}] must be a mapping with 'title' and 'url'"))
                     continue
-                unknown = [k for k in item if k not in SOURCE_FIELDS]
+                unknown = [k for k in entry if k not in SOURCE_FIELDS]
                 for key in unknown:
                     close = difflib.get_close_matches(str(key), SOURCE_FIELDS, n=1)
                     hint = f"; did you mean '{close[0]}'?" if close else ""
-                    out.append(error(path, at("sources"), 1, "field-unknown", f"sources[{index}] has unknown key '{key}'{hint}"))
-                title, url = item.get("title"), item.get("url")
+                    out.append(error(path, item("sources", index - 1, str(key)), 1, "field-unknown", f"sources[{index}] has unknown key '{key}'{hint}"))
+                title, url = entry.get("title"), entry.get("url")
                 if not _is_str(title):
-                    out.append(error(path, at("sources"), 1, "field-invalid", f"sources[{index}].title must be a non-empty string"))
+                    out.append(error(path, item("sources", index - 1, "title"), 1, "field-invalid", f"sources[{index}].title must be a non-empty string"))
                 if not _is_str(url) or not str(url).startswith(("https://", "http://")):
-                    out.append(error(path, at("sources"), 1, "field-invalid", f"sources[{index}].url must be an http(s) URL"))
+                    out.append(error(path, item("sources", index - 1, "url"), 1, "field-invalid", f"sources[{index}].url must be an http(s) URL"))
                 if _is_str(title) and _is_str(url) and str(url).startswith(("https://", "http://")):
                     clean_sources.append((" ".join(title.split()), url.strip()))
             clean["sources"] = tuple(clean_sources)
@@ -204,5 +254,7 @@ def validate_term(path: str, fm: FrontMatter) -> tuple[dict[str, Any], list[Diag
         if isinstance(value, dict) and all(isinstance(k, str) and (v is None or isinstance(v, str)) for k, v in value.items()):
             clean["equivalents"] = tuple((k, " ".join(v.split())) for k, v in value.items() if v and v.strip())
         else:
-            out.append(error(path, at("equivalents"), 1, "field-invalid", "field 'equivalents' must map vendor names (amd, apple, intel, vulkan, ...) to strings"))
+            bad = next((k for k, v in value.items() if not (isinstance(k, str) and (v is None or isinstance(v, str)))), None) if isinstance(value, dict) else None
+            line = fm.line_at("equivalents", str(bad)) if bad is not None else at("equivalents")
+            out.append(error(path, line, 1, "field-invalid", "field 'equivalents' must map vendor names (amd, apple, intel, vulkan, ...) to strings"))
     return clean, out
