@@ -70,6 +70,8 @@ def hand_over(loaded: Loaded | None) -> None:
 class GlossaryConfig(Config):
     root = config_options.Type(str, default="")
     fail_on_errors = config_options.Type(bool, default=False)
+    #: Read by `glossary check` straight from mkdocs.yml (glossary_tool/verify/reference.py).
+    reference_gpus = config_options.Type(list, default=[])
 
 
 class GlossaryPlugin(BasePlugin[GlossaryConfig]):
