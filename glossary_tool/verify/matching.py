@@ -9,7 +9,8 @@ The fence states what must hold on any GPU that can run the snippet:
   and driver version (any text when the GPU is unknown);
 * a line starting ``{on H100}`` applies only on a GPU whose device name has that word
   (``{on *}``: any other GPU). Consecutive ``{on ...}`` lines are alternatives for one
-  output line; on a GPU none of them names, and without ``{on *}``, the line may be anything.
+  output line (``{on *}``, or a GPU named a second time, ends the group); on a GPU none of
+  them names, and without ``{on *}``, the line may be anything.
 
 Any other ``{word}`` is literal text. Trailing whitespace and trailing blank lines are
 ignored, so editors that trim them do not break a snippet.
@@ -99,7 +100,10 @@ def resolve(expected: str, machine: Machine | None) -> list[tuple[int, str]]:
             continue
         group: list[tuple[int, str, str]] = []
         while i < len(lines) and (m := _ON.match(lines[i])):
-            group.append((i + 1, m.group(1).strip(), lines[i][m.end() :]))
+            selector = m.group(1).strip()
+            if any(g[1] in (selector, "*") for g in group):
+                break  # a GPU named again, or after the fallback: the next output line's group
+            group.append((i + 1, selector, lines[i][m.end() :]))
             i += 1
         chosen = next((g for g in group if g[1] != "*" and selects(g[1], machine)), None)
         chosen = chosen or next((g for g in group if g[1] == "*"), None)
