@@ -34,12 +34,14 @@ from glossary_tool.diagnostics import Severity
 from glossary_tool.draw.graph import MAP_SRC, layout_map, term_graph
 from glossary_tool.draw.html import MAP_TITLE, diagrams_markdown, map_markdown, term_extras_markdown
 from glossary_tool.emit import pages
+from glossary_tool.emit.gpu_compare import COMPARE_SRC, comparison_markdown, comparison_title
 from glossary_tool.emit.links import RelativeLinker, term_src
 from glossary_tool.emit.llms import LlmsFiles, render_llms
 from glossary_tool.emit.markdown import term_markdown
 from glossary_tool.emit.snippets import SiteSnippets
 from glossary_tool.model import Glossary, Term
 from glossary_tool.pipeline import Loaded, load_project
+from glossary_tool.verify.outputs import reference_of
 
 log = logging.getLogger("mkdocs.plugins.glossary")
 #: Set by `glossary build --book`: also render the PDF into the site and dist/.
@@ -115,6 +117,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             nav.append({html.escape(section.title, quote=False): [pages.section_src(section), *_nav_groups(entries)]})
         nav.append({"A-Z index": pages.AZ_SRC})
         nav.append({"Rosetta": pages.ROSETTA_SRC})
+        nav.append({comparison_title(reference_of(self.loaded.project.records_dir)).split(":")[0]: COMPARE_SRC})
         nav.append({"Map": MAP_SRC})
         config.nav = nav
         self.link_graph = term_graph(glossary)
@@ -141,7 +144,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
                 files.remove(file)
             elif not file.src_uri.endswith(".md") and "/" not in file.src_uri and file.src_uri.endswith((".yml", ".yaml")):
                 files.remove(file)
-        for src in (pages.AZ_SRC, pages.ROSETTA_SRC, MAP_SRC, *(pages.section_src(s) for s in glossary.sections)):
+        for src in (pages.AZ_SRC, pages.ROSETTA_SRC, COMPARE_SRC, MAP_SRC, *(pages.section_src(s) for s in glossary.sections)):
             if files.get_file_from_path(src) is None:
                 files.append(File.generated(config, src, content=""))
         if files.get_file_from_path(pages.HOME_SRC) is None:
@@ -252,7 +255,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         src = page.file.src_uri
         if isinstance(page.meta.get("title"), str):  # Material prints the front matter title unescaped (header, <title>)
             page.meta["title"] = html.escape(page.meta["title"], quote=False)
-        if src in (pages.AZ_SRC, pages.ROSETTA_SRC, MAP_SRC):
+        if src in (pages.AZ_SRC, pages.ROSETTA_SRC, COMPARE_SRC, MAP_SRC):
             page.edit_url = None
         if src == MAP_SRC:
             page.meta["hide"] = ["navigation", "toc"]  # the map wants the full width
@@ -280,6 +283,8 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             return pages.az_markdown(glossary)
         if src == pages.ROSETTA_SRC:
             return pages.rosetta_markdown(glossary)
+        if src == COMPARE_SRC:
+            return comparison_markdown(glossary, self.loaded.project.records_dir)
         href = _href_for(glossary, page, files)
         if src == MAP_SRC:
             if incremental is None:
