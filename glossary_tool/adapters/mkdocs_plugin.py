@@ -283,9 +283,9 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             return pages.az_markdown(glossary)
         if src == pages.ROSETTA_SRC:
             return pages.rosetta_markdown(glossary)
-        if src == COMPARE_SRC:
-            return comparison_markdown(glossary, self.loaded.project.records_dir)
         href = _href_for(glossary, page, files)
+        if src == COMPARE_SRC:  # its table is raw HTML: links are the final URLs
+            return comparison_markdown(glossary, self.loaded.project.records_dir, term_href=lambda term: href(term.slug) or "")
         if src == MAP_SRC:
             if incremental is None:
                 return self._side_results()[0]

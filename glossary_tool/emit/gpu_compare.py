@@ -10,7 +10,7 @@ llms.txt (plain Markdown) and the book (XHTML).
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -102,12 +102,15 @@ def _pre(lines: Sequence[str]) -> str:
     return "<pre><code>" + html.escape("\n".join(lines)) + "</code></pre>"
 
 
-def comparison_table(comp: Comparison, linker: Linker) -> str:
-    """One HTML table (site and book): a row per snippet, a column per GPU."""
+def comparison_table(comp: Comparison, term_href: Callable[[Term], str]) -> str:
+    """One HTML table (site and book): a row per snippet, a column per GPU.
+
+    ``term_href`` gives each term's final URL: nothing rewrites links inside raw HTML.
+    """
     head = "<tr><th>Snippet</th>" + "".join(f"<th>{html.escape(c.label)}</th>" for c in comp.columns) + "</tr>"
     body = []
     for row in comp.rows:
-        link = f'<a href="{html.escape(linker.to_term(row.term))}">{html.escape(row.term.display_title)}</a>'
+        link = f'<a href="{html.escape(term_href(row.term))}">{html.escape(row.term.display_title)}</a>'
         cells = [f"<td>{link}<br/><code>{html.escape(row.snippet.name)}</code></td>"]
         for column in comp.columns:
             found = row.cell(column.key)
@@ -121,13 +124,24 @@ def comparison_table(comp: Comparison, linker: Linker) -> str:
     return f'<table class="gpu-compare"><thead>{head}</thead><tbody>{"".join(body)}</tbody></table>'
 
 
-def comparison_markdown(glossary: Glossary, records_root: Path, linker: Linker | None = None, *, tables: bool = True, reference: Sequence[ReferenceGpu] | None = None) -> str:
-    """The page as Markdown: with ``tables`` an HTML table (the site), else a list per snippet (llms.txt)."""
+def comparison_markdown(
+    glossary: Glossary,
+    records_root: Path,
+    linker: Linker | None = None,
+    *,
+    tables: bool = True,
+    term_href: Callable[[Term], str] | None = None,
+    reference: Sequence[ReferenceGpu] | None = None,
+) -> str:
+    """The page as Markdown: with ``tables`` an HTML table (the site), else a list per snippet (llms.txt).
+
+    ``term_href`` gives the table's links (the site's final URLs); by default the linker's.
+    """
     linker = linker or RelativeLinker(COMPARE_SRC)
     comp = comparison(glossary, records_root, reference)
     parts = [f"# {md_escape_text(comp.title)}", md_escape_text(_intro(comp))]
     if comp.rows and tables:
-        parts.append(f'<div class="gpu-compare-wrap" markdown="0">{comparison_table(comp, linker)}</div>')
+        parts.append(f'<div class="gpu-compare-wrap" markdown="0">{comparison_table(comp, term_href or linker.to_term)}</div>')
     elif comp.rows:
         for row in comp.rows:
             items = [f"## {md_link(row.term.display_title, linker.to_term(row.term), row.term.summary)}: `{row.snippet.name}`"]
@@ -140,5 +154,5 @@ def comparison_markdown(glossary: Glossary, records_root: Path, linker: Linker |
 def comparison_xhtml(glossary: Glossary, records_root: Path, linker: Linker, reference: Sequence[ReferenceGpu] | None = None) -> str:
     """The page as an XHTML chapter body for the book."""
     comp = comparison(glossary, records_root, reference)
-    table = comparison_table(comp, linker) if comp.rows else ""
+    table = comparison_table(comp, linker.to_term) if comp.rows else ""
     return f'<h1 id="gpu-comparison">{html.escape(comp.title)}</h1><p>{html.escape(_intro(comp))}</p>{table}'
