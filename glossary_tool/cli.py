@@ -91,7 +91,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
             print("glossary verify: --pack needs a GPU run; nothing packed", file=sys.stderr)
             return 1
         try:
-            count = pack(records, summary.machine.key, Path(args.pack))
+            count = pack(records, summary.machine.key, Path(args.pack), summary.folders)
         except ExchangeError as exc:
             print(f"glossary verify: {exc}", file=sys.stderr)
             return 1

@@ -491,3 +491,18 @@ def test_merge_refuses_a_tarball_with_other_paths(tmp_path, capsys):
         merge(archive, tmp_path / "snippets")
     assert main(["--root", str(tmp_path), "verify", "--merge", str(archive)]) == 1
     assert "error" not in capsys.readouterr().out and not (tmp_path / "snippets").exists()
+
+
+def test_verify_pack_carries_only_the_snippets_the_run_covered(make_glossary, a100, tmp_path):
+    body = '```python verify name="one"\nprint(1)\n```\n\n```output\n{int}\n```\n\n```python verify name="pair" gpus="2"\nprint(2)\n```\n'
+    root = _project(make_glossary, body)
+    archive = tmp_path / "out" / "gpu-records.tar"
+    assert main(["--root", str(root), "verify", "--jobs", "1"]) == 0
+    assert main(["--root", str(root), "verify", "--jobs", "1", "--multi-gpu", "--force", "--pack", str(archive)]) == 0
+    with tarfile.open(archive) as tar:
+        assert tar.getnames() == ["snippets/device-software/warp/pair/nvidia-a100-sxm4-40gb.json"]
+    assert main(["--root", str(root), "verify", "--jobs", "1", "--pack", str(archive)]) == 0
+    with tarfile.open(archive) as tar:
+        records = {name: json.load(tar.extractfile(name)) for name in tar.getnames()}
+    assert {r["name"]: r["status"] for r in records.values()} == {"one": "passed", "pair": "compile-only"}
+    assert records["snippets/device-software/warp/one/nvidia-a100-sxm4-40gb.json"]["stdout"] == "1\n"

@@ -83,6 +83,8 @@ class Summary:
     failures: list[str] = field(default_factory=list)
     seconds: float = 0.0
     machine: Machine | None = None
+    #: The record folder of every snippet this run covered (cached ones included): what --pack carries.
+    folders: list[Path] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -263,6 +265,7 @@ def run_verify(
         log(f"verify: moved {moved} record(s) of the one-record-per-snippet layout into snippets/<section>/<term>/<snippet>/<gpu>.json")
     selected = select(terms, options.term, options.multi_gpu)
     key = machine.key if machine is not None else NO_GPU
+    summary.folders = [snippet_dir(records_root, term, snippet) for term, snippet in selected]
     today = dt.datetime.now(dt.UTC).date().isoformat()
     with tempfile.TemporaryDirectory(prefix="glossary-verify-") as tmp:
         jobs: list[Job] = []

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import tarfile
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -34,9 +35,16 @@ class MergeReport:
         return f"merge: {len(self.written)} file(s) written, {len(self.kept)} record(s) kept (the repository's proved more)"
 
 
-def pack(records_root: Path, key: str, dest: Path) -> int:
-    """Write ``dest`` (a tar) with GPU ``key``'s records and every PTX/SASS; how many records."""
+def pack(records_root: Path, key: str, dest: Path, folders: Iterable[Path] | None = None) -> int:
+    """Write ``dest`` (a tar) with GPU ``key``'s records and their PTX/SASS; how many records.
+
+    ``folders`` limits it to those snippets (the ones a run covered), so a run of a few
+    snippets carries nothing older than itself for the others.
+    """
     files = sorted(p for p in records_root.glob(f"*/*/*/{key}.json"))
+    if folders is not None:
+        wanted = {Path(f).resolve() for f in folders}
+        files = [f for f in files if f.parent.resolve() in wanted]
     if not files:
         raise ExchangeError(f"no record of GPU '{key}' under {records_root}")
     artifacts = sorted({a for f in files for a in f.parent.iterdir() if a.name == PTX_FILE or a.suffix == ".sass"})
