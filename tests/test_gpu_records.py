@@ -357,7 +357,7 @@ def test_snippet_fragment_has_source_output_ptx_sass_and_a_tab_per_gpu(make_glos
     root, term, snippet = _two_gpu_project(make_glossary)
     soup = BeautifulSoup(SiteSnippets(root / "snippets")(term, snippet), "html.parser")
     (outer,) = soup.find_all(recursive=False)
-    assert outer["class"] == ["snippet"] and outer["markdown"] == "0"
+    assert outer["class"] == ["snippet"] and not outer.has_attr("markdown")
     tabs = outer.find("div", class_="tabbed-set", recursive=False)
     assert [label.get_text() for label in tabs.select(":scope > .tabbed-labels > label")] == ["Source", "Output", "PTX", "SASS"]
     gpus = tabs.select_one(".snippet-gpus")
@@ -386,14 +386,19 @@ def test_the_page_about_a_gpu_shows_that_gpu_first(make_glossary):
 
 
 def test_the_fragment_survives_python_markdown_with_md_in_html(make_glossary):
-    root, term, _ = _two_gpu_project(make_glossary)
+    source = "int main() {\n\n\n    // *not emphasis* [[warp]] <b>\n    return 0;\n}\n"
+    root = _project(make_glossary, f'Before.\n\n```cuda verify name="blank"\n{source}```\n\n```output\n{{gpu_name}}\n```\n\nAfter *this*.\n')
     loaded, term = _warp(root)
+    (snippet,) = term.snippets
+    write_record(root / "snippets", term, snippet, _record("warp", snippet, H200, "NVIDIA H200\n\n\nend\n"), None, None)
     text = term_markdown(term, loaded.glossary, RelativeLinker("device-software/warp.md"), SiteSnippets(root / "snippets"))
-    page = markdown.markdown(text, extensions=["md_in_html", "tables", "pymdownx.superfences"])
+    page = markdown.markdown(text, extensions=["md_in_html", "attr_list", "tables", "pymdownx.superfences"])
     soup = BeautifulSoup(page, "html.parser")
-    outputs = soup.select(".snippet .snippet-gpus .tabbed-block")
-    assert [b.get_text() for b in outputs] == [H100_OUT, H200_OUT]
-    assert soup.select_one(".snippet .tabbed-block pre code") is not None
+    (fragment,) = soup.select("div.snippet")
+    assert fragment.select_one(".tabbed-block pre code").get_text() == source
+    assert fragment.select_one(".snippet-gpus .tabbed-block").get_text() == "NVIDIA H200\n\n\nend\n"
+    assert soup.find("em").get_text() == "this", "the Markdown after the fragment is still Markdown"
+    assert fragment.find("em") is None and fragment.find("b") is None
 
 
 def test_unverified_snippet_shows_its_expected_output_under_that_name(make_glossary):

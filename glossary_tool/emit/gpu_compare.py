@@ -141,7 +141,7 @@ def comparison_markdown(
     comp = comparison(glossary, records_root, reference)
     parts = [f"# {md_escape_text(comp.title)}", md_escape_text(_intro(comp))]
     if comp.rows and tables:
-        parts.append(f'<div class="gpu-compare-wrap" markdown="0">{comparison_table(comp, term_href or linker.to_term)}</div>')
+        parts.append(f'<div class="gpu-compare-wrap">{comparison_table(comp, term_href or linker.to_term)}</div>')
     elif comp.rows:
         for row in comp.rows:
             items = [f"## {md_link(row.term.display_title, linker.to_term(row.term), row.term.summary)}: `{row.snippet.name}`"]

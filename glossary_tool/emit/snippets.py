@@ -113,9 +113,10 @@ def output_tabs(group: str, outputs: Sequence[tuple[str, str]]) -> str:
 class SiteSnippets:
     """One HTML fragment per snippet: badge, then tabs Source | Output | PTX | SASS.
 
-    The Output tab holds a tab per GPU. The fragment is a raw HTML block
-    (``<div class="snippet" markdown="0">``), so Python-Markdown passes it through and an
-    HTML renderer can insert it as it is. ``reference`` defaults to the reference GPUs in
+    The Output tab holds a tab per GPU. The fragment is one ``<div class="snippet">``, a raw
+    HTML block that Python-Markdown passes through untouched (blank lines inside ``<pre>``
+    included; a ``markdown="0"`` attribute would do the same but stay in the page as an
+    invalid attribute), and that an HTML renderer inserts as it is. ``reference`` defaults to the reference GPUs in
     the mkdocs.yml beside ``records_root``.
     """
 
@@ -138,7 +139,7 @@ class SiteSnippets:
             tabs.append(("PTX", highlight(v.ptx, "text")))
         if v.sass:
             tabs.append(("SASS", highlight(v.sass, "text")))
-        return f'<div class="snippet" markdown="0">{badge}{tabbed_set(group, tabs)}</div>'
+        return f'<div class="snippet">{badge}{tabbed_set(group, tabs)}</div>'
 
     def __call__(self, term: Term, snippet: Snippet) -> str:
         """The fragment with blank lines around it: a block of its own in the Markdown body."""
