@@ -190,8 +190,8 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--compile-only", action="store_true", help="compile and disassemble, run nothing")
     verify.add_argument("--records", help="records directory (default: snippets/)")
     verify.add_argument("--multi-gpu", action="store_true", help="only snippets that need two GPUs or more (gpus=\"2\")")
-    verify.add_argument("--pack", metavar="FILE.tar", help="after the run, write this GPU's records (and the PTX/SASS) to FILE.tar for `--merge`")
-    verify.add_argument("--merge", metavar="FILE.tar", help="file the records of a `--pack` tarball under snippets/ and exit; keeps other GPUs' records")
+    verify.add_argument("--pack", metavar="FILE.tgz", help="after the run, write this GPU's records (and the PTX/SASS) to FILE.tgz for `--merge`")
+    verify.add_argument("--merge", metavar="FILE.tgz", help="file the records of a `--pack` tarball under snippets/ and exit; keeps other GPUs' records")
     verify.set_defaults(func=cmd_verify)
 
     export = sub.add_parser("export", help="write the glossary as a book: EPUB 3 or PDF")

@@ -470,7 +470,7 @@ def test_pack_and_merge_keep_other_gpus_and_never_downgrade(make_glossary, tmp_p
     (snippet,) = term.snippets
     write_record(gpu_machine / "snippets", term, snippet, _record("warp", snippet, H100, H100_OUT), "// ptx\n", "SASS\n")
     write_record(gpu_machine / "snippets", term, snippet, _record("warp", snippet, H200, H200_OUT), "// ptx\n", "SASS\n")
-    archive = tmp_path / "h100.tar"
+    archive = tmp_path / "h100.tgz"
     assert pack(gpu_machine / "snippets", "nvidia-h100-80gb-hbm3", archive) == 1
     with tarfile.open(archive) as tar:
         assert sorted(tar.getnames()) == [f"snippets/device-software/warp/device/{n}" for n in ("nvidia-h100-80gb-hbm3.json", "sm_90.sass", "snippet.ptx")]
@@ -511,3 +511,59 @@ def test_verify_pack_carries_only_the_snippets_the_run_covered(make_glossary, a1
         records = {name: json.load(tar.extractfile(name)) for name in tar.getnames()}
     assert {r["name"]: r["status"] for r in records.values()} == {"one": "passed", "pair": "compile-only"}
     assert records["snippets/device-software/warp/one/nvidia-a100-sxm4-40gb.json"]["stdout"] == "1\n"
+
+
+FAKE_MACHINE_NVCC = r"""#!{python}
+import os, shutil, stat, sys
+args = sys.argv[1:]
+if args == ["--version"]:
+    print("Cuda compilation tools, release 13.0, V13.0.88")
+    sys.exit(0)
+out = args[args.index("-o") + 1]
+source = next(a for a in args if a.endswith(".cu"))
+text = open(source).read()
+if "cudaGetDeviceCount" in text:  # the machine query of glossary_tool/verify/toolchain.py
+    text = "#!{python}\nprint('{{\"name\": \"NVIDIA A100-SXM4-40GB\", \"cc\": \"8.0\", \"sms\": 108, \"runtime\": 12080, \"count\": 1}}')\n"
+else:
+    keep = args[args.index("--keep-dir") + 1]
+    open(os.path.join(keep, "snippet.ptx"), "w").write("// fake PTX\n")
+open(out, "w").write(text)
+os.chmod(out, os.stat(out).st_mode | stat.S_IEXEC)
+"""
+FAKE_SMI = "#!/bin/sh\ncase \"$*\" in *name,*) echo 'NVIDIA A100-SXM4-40GB, 570.86.15, 40960 MiB';; *) echo 570.86.15;; esac\n"
+
+
+def test_gpu_verify_script_packs_one_tarball_and_a_log(make_glossary, tmp_path):
+    """scripts/gpu-verify.sh on a simulated A100 machine: nvcc, cuobjdump and nvidia-smi on PATH."""
+    import os
+    import shutil
+    import subprocess
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name, text in (("nvcc", FAKE_MACHINE_NVCC.format(python=sys.executable)), ("cuobjdump", FAKE_CUOBJDUMP), ("nvidia-smi", FAKE_SMI)):
+        (bin_dir / name).write_text(text)
+        (bin_dir / name).chmod(0o755)
+    ampere_program = _program("name = NVIDIA A100-SXM4-40GB\n")
+    body = (
+        f'```cuda verify name="ampere" arch="sm_80"\n{ampere_program}```\n\n```output\nname = {{gpu_name}}\n```\n\n'
+        f'```cuda verify name="hopper"\n{_program("hopper")}```\n'
+    )
+    root = _project(make_glossary, body)
+    (root / "scripts").mkdir()
+    shutil.copy(REPO / "scripts/gpu-verify.sh", root / "scripts/gpu-verify.sh")
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "PYTHONPATH": str(REPO), "PYTHON": sys.executable, "CUDA_HOME": str(tmp_path / "none")}
+    out = tmp_path / "out"
+    result = subprocess.run(["bash", "scripts/gpu-verify.sh", str(out), "--force", "--jobs", "2"], cwd=root, env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["gpu-records.tgz", "verify.log"]
+    log = (out / "verify.log").read_text()
+    assert "verify: 1 passed, 0 failed, 0 compile-only, 0 cached, 1 skipped (2 snippets)" in log
+    assert "warm verify: 0 passed, 0 failed, 0 compile-only, 2 cached, 0 skipped (2 snippets)" in log
+    assert "hopper skipped" in result.stdout and "needs compute capability 9.0 (sm_90)" in result.stdout
+    checkout = make_glossary(trio({"warp": body}), root=tmp_path / "checkout")
+    assert main(["--root", str(checkout), "verify", "--merge", str(out / "gpu-records.tgz")]) == 0
+    _, term = _warp(checkout)
+    ampere, hopper = term.snippets
+    assert records_for(checkout / "snippets", term, ampere)["nvidia-a100-sxm4-40gb"].stdout == "name = NVIDIA A100-SXM4-40GB\n"
+    assert records_for(checkout / "snippets", term, hopper)["nvidia-a100-sxm4-40gb"].status == "compile-only"

@@ -141,7 +141,7 @@ def test_gpu_verification_is_a_matrix_over_the_reference_gpu_runners_merged_in_o
     upload = next(step for step in steps(verify) if step.get("uses", "").startswith("actions/upload-artifact"))
     assert upload["with"]["name"] == "records-${{ matrix.runner }}" and upload["if"] == "always()"
     script = (REPO / "scripts" / "gpu-verify.sh").read_text(encoding="utf-8")
-    assert "--pack" in script and "gpu-records.tar" in script
+    assert "--pack" in script and "gpu-records.tgz" in script
     merge = wf["jobs"]["merge"]
     assert merge["needs"] == "verify" and merge["permissions"] == {"contents": "read"}
     assert not str(merge["runs-on"]).startswith("self-hosted")

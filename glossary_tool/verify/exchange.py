@@ -1,8 +1,8 @@
 """Carry one GPU's records from the machine that ran them into the repository.
 
 A GPU machine (a device lease, a self-hosted CI runner) runs ``glossary verify --pack
-FILE.tar``: the tarball holds that GPU's record files and the snippets' PTX and SASS,
-under ``snippets/``. Back at a checkout, ``glossary verify --merge FILE.tar`` files them:
+FILE.tgz`` (``.tar`` for no compression): the tarball holds that GPU's record files and the snippets' PTX and SASS,
+under ``snippets/``. Back at a checkout, ``glossary verify --merge FILE.tgz`` files them:
 records of other GPUs are untouched, and a record that proves less (compile-only where a
 fresh pass stands, an older pass) never replaces one that proves more, so tarballs can be
 merged in any order.
@@ -49,7 +49,8 @@ def pack(records_root: Path, key: str, dest: Path, folders: Iterable[Path] | Non
         raise ExchangeError(f"no record of GPU '{key}' under {records_root}")
     artifacts = sorted({a for f in files for a in f.parent.iterdir() if a.name == PTX_FILE or a.suffix == ".sass"})
     buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w") as tar:
+    mode = "w:gz" if dest.name.endswith((".tgz", ".tar.gz")) else "w"  # gzip: a tenth of the size
+    with tarfile.open(fileobj=buffer, mode=mode) as tar:
         for path in [*files, *artifacts]:
             data = path.read_bytes()
             info = tarfile.TarInfo(str(PurePosixPath(PREFIX, *path.relative_to(records_root).parts)))
