@@ -242,6 +242,18 @@ def test_compile_only_is_enough_only_where_no_reference_gpu_can_run_it(make_glos
     assert all("'hopper'" in m for _, m in found)
 
 
+def test_a_ptx_snippet_passes_by_being_assembled_on_each_reference_gpu(make_glossary):
+    root = _project(make_glossary, '```ptx verify name="fence" arch="sm_90a"\n.version 8.0\n```\n')
+    _, term = _warp(root)
+    (snippet,) = term.snippets
+    write_record(root / "snippets", term, snippet, _record("warp", snippet, H200, status="compile-only"), None, "SASS\n")
+    ((code, message),) = _codes(root)
+    assert code == "snippet-unverified" and "H100 SXM" in message
+    write_record(root / "snippets", term, snippet, _record("warp", snippet, H100, status="compile-only"), None, "SASS\n")
+    assert _codes(root) == []
+    assert (root / "snippets/device-software/warp/fence/sm_90a.sass").read_text() == "SASS\n"
+
+
 def test_without_reference_gpus_one_fresh_record_is_enough(make_glossary):
     root = _project(make_glossary, DEVICE, config=False)
     _, term = _warp(root)
