@@ -60,6 +60,7 @@ from glossary_tool.model import Section, Term
 from glossary_tool.pipeline import Loaded, Project, load_project
 from glossary_tool.text import normalize_name
 from glossary_tool.verify.freshness import snippet_diagnostics
+from glossary_tool.verify.reference import load_reference_gpus
 
 GIT_TIMEOUT = 60
 #: Every position where ``[[`` starts (overlapping: ``[[[x]]`` holds one at 0 and one at 1).
@@ -358,7 +359,7 @@ def check_paths(root: Path, changed: Iterable[str], old: Mapping[str, str] | Non
         glossary, graph, problems = _link(gdir, entries, pages, home, order, out)
     diagnostics = list(out) + problems
     if check_records:
-        diagnostics += snippet_diagnostics([t for t in glossary.ordered_terms() if t.path in reported_terms], project.records_dir)
+        diagnostics += snippet_diagnostics([t for t in glossary.ordered_terms() if t.path in reported_terms], project.records_dir, load_reference_gpus(project.mkdocs_yml).gpus)
     drawn = load_diagrams(project.diagrams_dir, project.root)
     diagnostics += drawn.diagnostics
     diagnostics += check_diagrams(drawn.diagrams, glossary, drawn.broken)

@@ -49,7 +49,17 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_verify(args: argparse.Namespace) -> int:
     from glossary_tool.pipeline import load_project
     from glossary_tool.verify.engine import VerifyOptions, run_verify
+    from glossary_tool.verify.exchange import ExchangeError, merge, pack
 
+    if args.merge:
+        records = Path(args.records).resolve() if args.records else _root(args) / "snippets"
+        try:
+            report = merge(Path(args.merge), records)
+        except ExchangeError as exc:
+            print(f"glossary verify: {exc}", file=sys.stderr)
+            return 1
+        print(report.line())
+        return 0
     loaded = load_project(_root(args), check_records=False)
     blocking = [d for d in loaded.diagnostics if d.severity is Severity.ERROR and d.code.startswith(("snippet-", "unterminated", "file-", "yaml", "frontmatter"))]
     if blocking:
@@ -66,6 +76,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         timeout=args.timeout,
         sanitize=args.sanitize,
         compile_only=args.compile_only,
+        multi_gpu=args.multi_gpu,
     )
     try:
         summary = run_verify(loaded.glossary.ordered_terms(), records, options)
@@ -75,6 +86,16 @@ def cmd_verify(args: argparse.Namespace) -> int:
     for failure in summary.failures:
         print(f"FAILED {failure}", file=sys.stderr)
     print(summary.line())
+    if args.pack:
+        if summary.machine is None:
+            print("glossary verify: --pack needs a GPU run; nothing packed", file=sys.stderr)
+            return 1
+        try:
+            count = pack(records, summary.machine.key, Path(args.pack), summary.folders)
+        except ExchangeError as exc:
+            print(f"glossary verify: {exc}", file=sys.stderr)
+            return 1
+        print(f"pack: {count} record(s) of {summary.machine.gpu_name} ({summary.machine.key}) in {args.pack}")
     return 0 if summary.ok else 1
 
 
@@ -168,6 +189,9 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--sanitize", action="store_true", help="run programs under compute-sanitizer memcheck")
     verify.add_argument("--compile-only", action="store_true", help="compile and disassemble, run nothing")
     verify.add_argument("--records", help="records directory (default: snippets/)")
+    verify.add_argument("--multi-gpu", action="store_true", help="only snippets that need two GPUs or more (gpus=\"2\")")
+    verify.add_argument("--pack", metavar="FILE.tgz", help="after the run, write this GPU's records (and the PTX/SASS) to FILE.tgz for `--merge`")
+    verify.add_argument("--merge", metavar="FILE.tgz", help="file the records of a `--pack` tarball under snippets/ and exit; keeps other GPUs' records")
     verify.set_defaults(func=cmd_verify)
 
     export = sub.add_parser("export", help="write the glossary as a book: EPUB 3 or PDF")

@@ -18,6 +18,7 @@ from glossary_tool.link import link
 from glossary_tool.load import load_tree
 from glossary_tool.model import Glossary
 from glossary_tool.verify.freshness import snippet_diagnostics
+from glossary_tool.verify.reference import load_reference_gpus
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,8 @@ def load_project(root: Path, *, check_records: bool = True) -> Loaded:
     reported = {(d.path, d.line) for d in diagnostics if d.code in ("xref-unparsed", "xref-in-html")}
     diagnostics += check_rendered(glossary, reported)
     if check_records:
-        diagnostics += snippet_diagnostics(glossary.ordered_terms(), project.records_dir)
+        reference = load_reference_gpus(project.mkdocs_yml)
+        diagnostics += [*reference.diagnostics, *snippet_diagnostics(glossary.ordered_terms(), project.records_dir, reference.gpus)]
     drawn = load_diagrams(project.diagrams_dir, project.root)
     diagnostics += drawn.diagnostics
     diagnostics += check_diagrams(drawn.diagrams, glossary, drawn.broken)

@@ -45,7 +45,7 @@ def test_structure_spine_nav_and_metadata(real_epub):
         ns = {"opf": "http://www.idpf.org/2007/opf", "dc": "http://purl.org/dc/elements/1.1/"}
         spine = [i.get("idref") for i in opf.findall(".//opf:spine/opf:itemref", ns)]
         glossary = load_project(REPO).glossary
-        assert spine == ["cover", "nav", *[f"ch-{s.slug}" for s in glossary.sections], "ch-rosetta", "ch-a-z"]
+        assert spine == ["cover", "nav", *[f"ch-{s.slug}" for s in glossary.sections], "ch-rosetta", "ch-gpu-comparison", "ch-a-z"]
         assert opf.findtext(".//dc:language", namespaces=ns) == "en"
         assert opf.findtext(".//dc:identifier", namespaces=ns).startswith("urn:uuid:")
         assert "CC BY 4.0" in opf.findtext(".//dc:rights", namespaces=ns)
@@ -86,7 +86,7 @@ def test_code_is_highlighted_and_followed_by_its_output(real_epub):
     blocks = list(root.iter(f"{XHTML}pre"))
     assert any(b.get("class") == "hl" and list(b.iter(f"{XHTML}span")) for b in blocks)
     text = etree.tostring(root, encoding="unicode", method="text")
-    assert "Ran on NVIDIA H200" in text and "warpSize = 32" in text
+    assert "Ran on H200 SXM (NVIDIA H200, sm_90)" in text and "warpSize = 32" in text
 
 
 def test_pdf_has_bookmarks_toc_and_links(make_glossary, tmp_path):

@@ -75,7 +75,7 @@ def redraw(root: Path) -> None:
 
 
 def rerun(root: Path) -> None:
-    record = next((root / "snippets").glob("*/term-00010/demo.json"))
+    record = next((root / "snippets").glob("*/term-00010/demo/*.json"))
     data = json.loads(record.read_text(encoding="utf-8"))
     data["date"] = "2026-11-23"  # the badge under the snippet shows it
     record.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")

@@ -127,13 +127,14 @@ def test_record_is_deterministic_json(tmp_path):
     term, snippet = _term_and_snippet()
     record = _record(snippet)
     write_record(tmp_path, term, snippet, record, ptx="// ptx", sass=None)
-    path = tmp_path / "device-software/warp/x.json"
+    path = tmp_path / "device-software/warp/x/nvidia-h200.json"
     text = path.read_text()
     assert text.endswith("}\n")
     data = json.loads(text)
-    assert list(data) == sorted(data)
-    assert (tmp_path / "device-software/warp/x.ptx").read_text() == "// ptx\n"
+    assert list(data) == sorted(data) and data["schema"] == 2
+    assert (tmp_path / "device-software/warp/x/snippet.ptx").read_text() == "// ptx\n"
     assert read_record(tmp_path, term, snippet) == record
+    assert read_record(tmp_path, term, snippet, "nvidia-h200") == record
     write_record(tmp_path, term, snippet, record, ptx="// ptx", sass=None)
     assert path.read_text() == text
 
@@ -202,7 +203,7 @@ def test_verify_runs_python_snippets_without_gpu_as_compile_only(make_glossary, 
     summary = run_verify(terms, root / "snippets", VerifyOptions(compile_only=True, jobs=2), log=lines.append)
     assert summary.counts["compile-only"] == 1 and summary.counts["failed"] == 1
     assert "python syntax error" in summary.failures[0]
-    record = json.loads((root / "snippets/device-software/warp/p.json").read_text())
+    record = json.loads((root / "snippets/device-software/warp/p/no-gpu.json").read_text())
     assert record["status"] == "compile-only" and record["machine"] is None
     assert any(line.startswith("[1/2]") for line in lines)
     # a second compile-only run keeps failing the broken one and does not crash
@@ -220,5 +221,5 @@ def test_verify_compiles_cuda_fixtures_and_reports_compile_errors(tmp_path):
     terms = load_project(root).glossary.ordered_terms()
     summary = run_verify(terms, tmp_path, VerifyOptions(compile_only=True, jobs=2), log=lambda _: None)
     assert summary.failures == ["device-software/fixture-bad:does-not-compile: nvcc failed (exit status 2): snippet.cu(1): error: identifier \"undeclared_identifier\" is undefined"]
-    ptx = (tmp_path / "device-software/fixture-good/warp-size.ptx").read_text()
+    ptx = (tmp_path / "device-software/fixture-good/warp-size/snippet.ptx").read_text()
     assert ".target sm_90" in ptx

@@ -120,22 +120,41 @@ def test_gpu_verification_runs_only_on_a_maintainers_request():
     assert wf["on"]["pull_request"] == {"types": ["labeled"]}, "no run on push or synchronize: a label is the approval"
     assert wf["permissions"] == {}
     verify = wf["jobs"]["verify"]
-    assert verify["runs-on"] == ["self-hosted", "gpu"]
+    assert verify["runs-on"] == ["self-hosted", "gpu", "${{ matrix.runner }}"]
     assert "github.event.label.name == 'verify-gpu'" in verify["if"]
     assert "github.event_name == 'workflow_dispatch'" in verify["if"]
     assert verify["permissions"] == {"contents": "read"}, "contributed code runs with a read-only token"
     checkout = next(step for step in steps(verify) if step.get("uses", "").startswith("actions/checkout"))
     assert "github.event.pull_request.head.sha" in checkout["with"]["ref"], "the labelled commit, not a later push"
     assert checkout["with"]["persist-credentials"] is False
-    assert "PYTHONPATH" in next(step for step in steps(verify) if "glossary_tool verify" in step.get("run", ""))["env"]
-    assert "python3 -m glossary_tool verify" in runs(verify)
+    assert "PYTHONPATH" in next(step for step in steps(verify) if "gpu-verify.sh" in step.get("run", ""))["env"]
+    assert "scripts/gpu-verify.sh" in runs(verify)
     assert "secrets." not in (GITHUB / "workflows" / "verify-gpu.yml").read_text(encoding="utf-8")
+
+
+def test_gpu_verification_is_a_matrix_over_the_reference_gpu_runners_merged_in_one_job():
+    wf = load(GITHUB / "workflows" / "verify-gpu.yml")
+    verify = wf["jobs"]["verify"]
+    legs = {leg["runner"]: leg["only"] for leg in verify["strategy"]["matrix"]["include"]}
+    assert legs == {"h100": "", "h200": "", "h200x2": "--multi-gpu"}, "the 2-GPU node runs only the snippets that need two GPUs"
+    assert verify["strategy"]["fail-fast"] is False
+    upload = next(step for step in steps(verify) if step.get("uses", "").startswith("actions/upload-artifact"))
+    assert upload["with"]["name"] == "records-${{ matrix.runner }}" and upload["if"] == "always()"
+    script = (REPO / "scripts" / "gpu-verify.sh").read_text(encoding="utf-8")
+    assert "--pack" in script and "gpu-records.tgz" in script
+    merge = wf["jobs"]["merge"]
+    assert merge["needs"] == "verify" and merge["permissions"] == {"contents": "read"}
+    assert not str(merge["runs-on"]).startswith("self-hosted")
+    download = next(step for step in steps(merge) if step.get("uses", "").startswith("actions/download-artifact"))
+    assert download["with"]["pattern"] == "records-*"
+    assert "glossary_tool verify --merge" in runs(merge)
+    assert next(step for step in steps(merge) if step.get("uses", "").startswith("actions/upload-artifact"))["with"]["name"] == "snippet-records"
 
 
 def test_gpu_records_are_committed_by_a_job_that_runs_nothing_from_the_branch():
     wf = load(GITHUB / "workflows" / "verify-gpu.yml")
     commit = wf["jobs"]["commit"]
-    assert commit["needs"] == "verify"
+    assert commit["needs"] == ["verify", "merge"]
     assert not str(commit["runs-on"]).startswith("self-hosted")
     assert commit["permissions"] == {"contents": "write", "actions": "write"}
     script = runs(commit)

@@ -36,14 +36,16 @@ from glossary_tool.diagnostics import Diagnostic, Severity
 from glossary_tool.draw.graph import MAP_SRC, layout_map, term_graph
 from glossary_tool.draw.html import MAP_TITLE, diagrams_markdown, map_markdown, term_extras_markdown
 from glossary_tool.emit import pages
+from glossary_tool.emit.gpu_compare import COMPARE_SRC, comparison_markdown, comparison_title
 from glossary_tool.emit.leftovers import Leftover, html_leftovers, leftover_diagnostics, markdown_leftovers, output_diagnostics
 from glossary_tool.emit.links import RelativeLinker, term_src
 from glossary_tool.emit.llms import LlmsFiles, render_llms
 from glossary_tool.emit.page_html import markdown_page, section_page, term_page
-from glossary_tool.emit.render import MarkdownBlock, Rendered, RenderOptions
+from glossary_tool.emit.render import Rendered, RenderOptions
 from glossary_tool.emit.snippets import SiteSnippets
 from glossary_tool.model import Glossary, Term
 from glossary_tool.pipeline import Loaded, load_project
+from glossary_tool.verify.outputs import reference_of
 
 log = logging.getLogger("mkdocs.plugins.glossary")
 #: Set by `glossary build --book`: also render the PDF into the site and dist/.
@@ -74,6 +76,8 @@ def hand_over(loaded: Loaded | None) -> None:
 class GlossaryConfig(Config):
     root = config_options.Type(str, default="")
     fail_on_errors = config_options.Type(bool, default=False)
+    #: Read by `glossary check` straight from mkdocs.yml (glossary_tool/verify/reference.py).
+    reference_gpus = config_options.Type(list, default=[])
 
 
 class GlossaryPlugin(BasePlugin[GlossaryConfig]):
@@ -118,6 +122,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             nav.append({html.escape(section.title, quote=False): [pages.section_src(section), *_nav_groups(entries)]})
         nav.append({"A-Z index": pages.AZ_SRC})
         nav.append({"Rosetta": pages.ROSETTA_SRC})
+        nav.append({comparison_title(reference_of(self.loaded.project.records_dir)).split(":")[0]: COMPARE_SRC})
         nav.append({"Map": MAP_SRC})
         config.nav = nav
         self.link_graph = term_graph(glossary)
@@ -144,7 +149,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
                 files.remove(file)
             elif not file.src_uri.endswith(".md") and "/" not in file.src_uri and file.src_uri.endswith((".yml", ".yaml")):
                 files.remove(file)
-        for src in (pages.AZ_SRC, pages.ROSETTA_SRC, MAP_SRC, *(pages.section_src(s) for s in glossary.sections)):
+        for src in (pages.AZ_SRC, pages.ROSETTA_SRC, COMPARE_SRC, MAP_SRC, *(pages.section_src(s) for s in glossary.sections)):
             if files.get_file_from_path(src) is None:
                 files.append(File.generated(config, src, content=""))
         if files.get_file_from_path(pages.HOME_SRC) is None:
@@ -271,7 +276,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         src = page.file.src_uri
         if isinstance(page.meta.get("title"), str):  # Material prints the front matter title unescaped (header, <title>)
             page.meta["title"] = html.escape(page.meta["title"], quote=False)
-        if src in (pages.AZ_SRC, pages.ROSETTA_SRC, MAP_SRC):
+        if src in (pages.AZ_SRC, pages.ROSETTA_SRC, COMPARE_SRC, MAP_SRC):
             page.edit_url = None
         if src == MAP_SRC:
             page.meta["hide"] = ["navigation", "toc"]  # the map wants the full width
@@ -294,7 +299,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         src = page.file.src_uri
         incremental = self.active
         site_snippets = SiteSnippets(self.loaded.project.records_dir)
-        options = RenderOptions(glossary, RelativeLinker(src), lambda t, s: MarkdownBlock(site_snippets(t, s)), href=_md_href(src, page.url, files))
+        options = RenderOptions(glossary, RelativeLinker(src), site_snippets, href=_md_href(src, page.url, files))
         if src == pages.HOME_SRC:
             return markdown_page(pages.home_parts(glossary, [(MAP_TITLE.lower(), MAP_SRC), *((f"the book as {label}", src) for label, src in self.downloads)]), options)
         if src == pages.AZ_SRC:
@@ -302,6 +307,8 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         if src == pages.ROSETTA_SRC:
             return markdown_page([pages.rosetta_markdown(glossary)], options)
         href = _href_for(glossary, page, files)
+        if src == COMPARE_SRC:  # its table is raw HTML: links are the final URLs
+            return markdown_page([comparison_markdown(glossary, self.loaded.project.records_dir, term_href=lambda term: href(term.slug) or "")], options)
         if src == MAP_SRC:
             if incremental is None:
                 return markdown_page([self._side_results()[0]], options)

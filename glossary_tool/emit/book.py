@@ -29,11 +29,13 @@ from pygments.lexers import TextLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
 
 from glossary_tool.atomic import write_bytes
+from glossary_tool.emit.gpu_compare import COMPARE_SRC, comparison_title, comparison_xhtml
 from glossary_tool.emit.page_html import term_article
 from glossary_tool.emit.pages import az_entries, rosetta_rows
 from glossary_tool.emit.render import MarkdownBlock, PageState, RenderOptions, render_body
 from glossary_tool.emit.snippets import PlainSnippets
 from glossary_tool.model import VENDORS, Glossary, Section, Term
+from glossary_tool.verify.outputs import reference_of
 
 LICENSE = "Content CC BY 4.0 (https://creativecommons.org/licenses/by/4.0/); code MIT."
 CSS = """
@@ -71,7 +73,7 @@ class BookLinker:
         return f"{chapter_file(target.section)}#{frag}"
 
     def to_page(self, src: str) -> str:
-        return {"a-z.md": "a-z.xhtml", "rosetta.md": "rosetta.xhtml"}.get(src, "nav.xhtml")
+        return {"a-z.md": "a-z.xhtml", "rosetta.md": "rosetta.xhtml", COMPARE_SRC: "gpu-comparison.xhtml"}.get(src, "nav.xhtml")
 
 
 def _highlight(code: str, lang: str, _attrs: str) -> str:
@@ -195,6 +197,8 @@ class Book:
         drawn: dict[str, str] = {}
         out = [(chapter_file(s), s.title, self.section_xhtml(s, drawn)) for s in self.glossary.sections]
         out.append(("rosetta.xhtml", "Rosetta", self.rosetta_xhtml()))
+        gpus = comparison_xhtml(self.glossary, self.records_root, BookLinker(self.glossary))
+        out.append(("gpu-comparison.xhtml", comparison_title(reference_of(self.records_root)).split(":")[0], gpus))
         out.append(("a-z.xhtml", "A-Z index", self.az_xhtml()))
         return out
 

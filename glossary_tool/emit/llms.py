@@ -14,11 +14,13 @@ from typing import Any
 import jinja2
 
 from glossary_tool.atomic import write_text
+from glossary_tool.emit.gpu_compare import COMPARE_SRC, comparison_markdown, comparison_title
 from glossary_tool.emit.links import AbsoluteLinker, AnchorLinker, term_anchor, term_src
 from glossary_tool.emit.markdown import BodyRewriter, term_markdown
 from glossary_tool.emit.pages import az_markdown, rosetta_markdown
 from glossary_tool.emit.snippets import PlainSnippets
 from glossary_tool.model import Glossary, Term
+from glossary_tool.verify.outputs import reference_of
 
 ABOUT = (
     "An interlinked dictionary of the GPU stack (device hardware, device software, host software, "
@@ -76,9 +78,11 @@ def render_llms(glossary: Glossary, records_root: Path, templates: Path, site_ur
         full_sections.append({"title": section.title, "anchor": f"section-{section.slug}", "summary": intro, "terms": full_terms})
     files["a-z.md"] = az_markdown(glossary, absolute)
     files["rosetta.md"] = rosetta_markdown(glossary, absolute)
+    files[COMPARE_SRC] = comparison_markdown(glossary, records_root, absolute, tables=False)
     optional = [
         {"title": "A-Z index", "url": absolute.to_page("a-z.md"), "summary": "every term, abbreviation and alias with a link to its term"},
         {"title": "Rosetta", "url": absolute.to_page("rosetta.md"), "summary": "CUDA terms against AMD ROCm/HIP, Apple Metal, Intel SYCL/oneAPI and Vulkan/WebGPU names"},
+        {"title": comparison_title(reference_of(records_root)), "url": absolute.to_page(COMPARE_SRC), "summary": "every snippet whose output differs between the reference GPUs, the differing lines side by side"},
         {"title": "The whole glossary in one file", "url": absolute.to_page("llms-full.txt"), "summary": "all terms in reading order, linked within the file"},
     ]
     env = _env(templates)

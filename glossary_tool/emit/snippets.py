@@ -1,19 +1,26 @@
-"""How a verify snippet appears in each output: badge line, source, output, PTX, SASS.
+"""How a verify snippet appears in each output: badge, source, each GPU's output, PTX, SASS.
 
-The badge says plainly whether the GPU ran it: "Ran on NVIDIA H200 (sm_90), CUDA 13.0,
-driver ..., date" only for a passed record; anything else says what happened instead.
+The badge says plainly which GPUs ran it: "Ran on H100 SXM (NVIDIA H100 80GB HBM3, sm_90):
+CUDA 13.0, driver ..., date", one line per GPU with a fresh passing record; a snippet no GPU
+passed says what happened instead. The output shown is always what a GPU printed, under
+that GPU's name; only a snippet no GPU has run shows its expected output, labelled so.
 """
 
 from __future__ import annotations
 
 import html
+import re
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from glossary_tool.emit.html_parts import highlight, tabbed_set
 from glossary_tool.emit.markdown import fence_for
 from glossary_tool.model import Snippet, Term
 from glossary_tool.verify.freshness import Freshness, freshness
-from glossary_tool.verify.records import COMPILE_ONLY, FAILED, PASSED, SKIPPED, Record, read_artifact, read_record
+from glossary_tool.verify.outputs import GpuRun, differing_lines, passing_runs
+from glossary_tool.verify.records import COMPILE_ONLY, FAILED, PASSED, SKIPPED, Record, read_artifact, records_for
+from glossary_tool.verify.reference import ReferenceGpu
 
 LANG_LEXER = {"cuda": "cuda", "python": "python", "ptx": "text", "console": "console"}
 
@@ -23,7 +30,10 @@ class SnippetView:
     """Everything an output needs to show one snippet."""
 
     snippet: Snippet
-    record: Record | None
+    #: Every GPU's passing run, in page order (outputs.passing_runs).
+    runs: tuple[GpuRun, ...]
+    #: The record that explains a snippet no GPU passed (the newest fresh one, else any).
+    other: Record | None
     fresh: bool
     ptx: str | None
     sass: str | None
@@ -34,84 +44,124 @@ class SnippetView:
 
     @property
     def verified(self) -> bool:
-        return self.fresh and self.record is not None and self.record.status == PASSED and self.record.machine is not None
+        return bool(self.runs)
 
-    def badge(self) -> str:
-        record = self.record
+    def badges(self) -> list[str]:
+        """One line per GPU that passed, or one line saying why none did."""
+        if self.runs:
+            return [run.badge(self.arch) for run in self.runs]
+        record = self.other
         if record is None:
-            return "Not yet verified: this snippet has no record from a GPU run."
+            return ["Not yet verified: this snippet has no record from a GPU run."]
         if not self.fresh:
-            return "Not verified: the snippet changed after its last GPU run."
-        if record.status == PASSED and record.machine is not None:
-            return f"{record.machine.badge(self.arch)}, {record.date}"
+            return ["Not verified: the snippet changed after its last GPU run."]
         if record.status == COMPILE_ONLY:
             where = f" with nvcc {record.nvcc_version}" if record.nvcc_version else ""
-            return f"Compiled{where} but not run: {record.reason.removeprefix('compiled only: ')}."
+            return [f"Compiled{where} but not run: {record.reason.removeprefix('compiled only: ')}."]
         if record.status == SKIPPED:
-            return f"Not run: {record.reason.removeprefix('skipped: ')}."
+            return [f"Not run: {record.reason.removeprefix('skipped: ')}."]
         if record.status == FAILED:
-            return f"Failed when verified: {record.reason}."
-        return f"Status: {record.status}."
+            return [f"Failed when verified: {record.reason}."]
+        return [f"Status: {record.status}."]
 
-    def output(self) -> tuple[str, str] | None:
-        """(label, text) of the output to show: the GPU's if verified, else the expected."""
-        if self.verified and self.record is not None:
-            return "Output", self.record.stdout
+    def badge(self) -> str:
+        return " · ".join(self.badges())
+
+    def outputs(self) -> list[tuple[str, str]]:
+        """(label, text) per GPU that ran it; else the expected output, labelled as such."""
+        if self.runs:
+            return [(run.label, run.stdout) for run in self.runs]
         if self.snippet.expected is not None:
-            return "Expected output", self.snippet.expected
-        return None
+            return [("Expected output", self.snippet.expected)]
+        return []
 
 
-def view(records_root: Path, term: Term, snippet: Snippet) -> SnippetView:
-    record = read_record(records_root, term, snippet)
-    fresh = freshness(snippet, record) is Freshness.FRESH
+def view(records_root: Path, term: Term, snippet: Snippet, reference: Sequence[ReferenceGpu] | None = None) -> SnippetView:
+    runs = tuple(passing_runs(records_root, term, snippet, reference))
+    records = list(records_for(records_root, term, snippet).values())
+    fresh_records = [r for r in records if freshness(snippet, r) is Freshness.FRESH]
+    pool = fresh_records or records
+    other = max(pool, key=lambda r: (r.machine is not None, r.status != FAILED, r.date), default=None)
+    fresh = bool(fresh_records)
     ptx = read_artifact(records_root, term, snippet, "ptx") if fresh else None
     sass = read_artifact(records_root, term, snippet, "sass") if fresh else None
-    return SnippetView(snippet, record, fresh, ptx, sass)
+    return SnippetView(snippet, runs, other, fresh, ptx, sass)
 
 
-def _indent(text: str) -> str:
-    return "\n".join(("    " + line) if line else "" for line in text.split("\n"))
+def _group(term: Term, snippet: Snippet) -> str:
+    return re.sub(r"[^a-z0-9-]+", "-", f"{term.slug}-{snippet.name}".lower())
+
+
+def output_block(text: str, marked: Collection[int] = ()) -> str:
+    """Plain-text output as a Material code block, ``marked`` lines in ``<mark class="gpu-diff">``."""
+    if not text:
+        return highlight("(no output)\n", "text")
+    lines = text.rstrip("\n").split("\n")
+    body = "\n".join(f'<mark class="gpu-diff">{html.escape(line)}</mark>' if i in marked else html.escape(line) for i, line in enumerate(lines))
+    return f'<div class="language-text highlight"><pre><span></span><code>{body}\n</code></pre></div>'
+
+
+def output_tabs(group: str, outputs: Sequence[tuple[str, str]]) -> str:
+    """Each GPU's output in its own tab, lines that differ between GPUs marked."""
+    marks = differing_lines([text for _, text in outputs]) if len(outputs) > 1 else [set() for _ in outputs]
+    blocks = [(label, output_block(text, marks[i])) for i, (label, text) in enumerate(outputs)]
+    note = '<p class="gpu-diff-note">Highlighted lines differ between the GPUs.</p>' if any(marks) else ""
+    return tabbed_set(f"{group}-out", blocks, classes="snippet-gpus") + note
 
 
 @dataclass(frozen=True)
 class SiteSnippets:
-    """Material tabs (pymdownx.tabbed): Source | Output | PTX | SASS, under a badge line."""
+    """One HTML fragment per snippet: badge, then tabs Source | Output | PTX | SASS.
+
+    The Output tab holds a tab per GPU. The fragment is one ``<div class="snippet">``, a raw
+    HTML block that Python-Markdown passes through untouched (blank lines inside ``<pre>``
+    included; a ``markdown="0"`` attribute would do the same but stay in the page as an
+    invalid attribute), and that an HTML renderer inserts as it is. ``reference`` defaults to the reference GPUs in
+    the mkdocs.yml beside ``records_root``.
+    """
 
     records_root: Path
+    reference: tuple[ReferenceGpu, ...] | None = None
+
+    def html(self, term: Term, snippet: Snippet) -> str:
+        v = view(self.records_root, term, snippet, self.reference)
+        state = "verified" if v.verified else "unverified"
+        items = "".join(f"<li>{html.escape(line)}</li>" for line in v.badges())
+        badge = f'<div class="snippet-badge snippet-badge--{state}"><span class="snippet-name">{html.escape(snippet.name)}</span><ul class="snippet-runs">{items}</ul></div>'
+        group = _group(term, snippet)
+        tabs = [("Source", highlight(snippet.source, LANG_LEXER.get(snippet.lang, "text")))]
+        outputs = v.outputs()
+        if v.runs:
+            tabs.append(("Output", output_tabs(group, outputs)))
+        elif outputs:  # no GPU has run it: the expected output, under that name
+            tabs.append((outputs[0][0], output_block(outputs[0][1])))
+        if v.ptx:
+            tabs.append(("PTX", highlight(v.ptx, "text")))
+        if v.sass:
+            tabs.append(("SASS", highlight(v.sass, "text")))
+        return f'<div class="snippet">{badge}{tabbed_set(group, tabs)}</div>'
 
     def __call__(self, term: Term, snippet: Snippet) -> str:
-        v = view(self.records_root, term, snippet)
-        state = "verified" if v.verified else "unverified"
-        badge = f'<p class="snippet-badge snippet-badge--{state}" markdown="0"><span class="snippet-name">{html.escape(snippet.name)}</span> {html.escape(v.badge())}</p>'
-        tabs = [("Source", fence_for(snippet.source, LANG_LEXER.get(snippet.lang, "text")))]
-        output = v.output()
-        if output is not None:
-            tabs.append((output[0], fence_for(output[1] or "(no output)", "text")))
-        if v.ptx:
-            tabs.append(("PTX", fence_for(v.ptx, "text")))
-        if v.sass:
-            tabs.append(("SASS", fence_for(v.sass, "text")))
-        parts = [badge, ""]
-        for label, block in tabs:
-            parts.append(f'=== "{label}"')
-            parts.append("")
-            parts.append(_indent(block))
-            parts.append("")
-        return "\n".join(parts).rstrip("\n") + "\n"
+        """The fragment with blank lines around it: a block of its own in the Markdown body."""
+        return f"\n{self.html(term, snippet)}\n"
 
 
 @dataclass(frozen=True)
 class PlainSnippets:
-    """Plain Markdown for LLM readers: source, then the verified (or expected) output."""
+    """Plain Markdown for LLM readers and the book: source, badge, each GPU's output by name."""
 
     records_root: Path
     include_sass: bool = False
+    reference: tuple[ReferenceGpu, ...] | None = None
 
     def __call__(self, term: Term, snippet: Snippet) -> str:
-        v = view(self.records_root, term, snippet)
-        parts = [fence_for(snippet.source, LANG_LEXER.get(snippet.lang, "")), "", f"*{v.badge()}*"]
-        output = v.output()
-        if output is not None:
-            parts += ["", f"{output[0]}:", "", fence_for(output[1] or "(no output)", "text")]
+        v = view(self.records_root, term, snippet, self.reference)
+        parts = [fence_for(snippet.source, LANG_LEXER.get(snippet.lang, "")), ""]
+        parts += [f"- *{line}*" for line in v.badges()]
+        for label, text in v.outputs():
+            heading = f"{label}:" if not v.runs else f"Output on {label}:"
+            parts += ["", heading, "", fence_for(text or "(no output)", "text")]
         return "\n".join(parts) + "\n"
+
+
+__all__ = ["LANG_LEXER", "PASSED", "PlainSnippets", "SiteSnippets", "SnippetView", "output_block", "output_tabs", "view"]

@@ -27,15 +27,20 @@ from glossary_tool.verify.matching import match_output
 from glossary_tool.verify.records import (
     COMPILE_ONLY,
     FAILED,
+    NO_GPU,
     PASSED,
     SKIPPED,
     Machine,
     Record,
+    migrate_legacy,
     options_of,
     read_record,
+    records_for,
     sha256,
+    snippet_dir,
     write_record,
 )
+from glossary_tool.verify.reference import required_gpus
 from glossary_tool.verify.toolchain import Toolchain, detect_machine, find_toolchain
 
 DEFAULT_ARCH = "sm_90"
@@ -54,6 +59,8 @@ class VerifyOptions:
     timeout: float | None = None
     sanitize: bool = False
     compile_only: bool = False
+    #: Only snippets that need two GPUs or more (the run on a multi-GPU node).
+    multi_gpu: bool = False
 
 
 @dataclass
@@ -76,6 +83,8 @@ class Summary:
     failures: list[str] = field(default_factory=list)
     seconds: float = 0.0
     machine: Machine | None = None
+    #: The record folder of every snippet this run covered (cached ones included): what --pack carries.
+    folders: list[Path] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -232,8 +241,8 @@ def _compile_line(log: str) -> str:
     return (log.strip().splitlines() or ["no compiler output"])[-1][:300]
 
 
-def select(terms: Iterable[Term], term: str | None) -> list[tuple[Term, Snippet]]:
-    return [(t, s) for t in terms if term is None or t.slug == term for s in t.snippets]
+def select(terms: Iterable[Term], term: str | None, multi_gpu: bool = False) -> list[tuple[Term, Snippet]]:
+    return [(t, s) for t in terms if term is None or t.slug == term for s in t.snippets if not multi_gpu or required_gpus(s) > 1]
 
 
 def run_verify(
@@ -251,15 +260,20 @@ def run_verify(
         log("verify: no GPU found (or --compile-only): compiling only; nothing is run or marked verified")
     else:
         log(f"verify: {machine.gpu_name} (cc {machine.compute_capability}, {machine.sm_count} SMs, {machine.gpu_count} GPU(s)), driver {machine.driver_version}, nvcc {tools.nvcc_version}")
-    selected = select(terms, options.term)
+    moved = migrate_legacy(records_root)
+    if moved:
+        log(f"verify: moved {moved} record(s) of the one-record-per-snippet layout into snippets/<section>/<term>/<snippet>/<gpu>.json")
+    selected = select(terms, options.term, options.multi_gpu)
+    key = machine.key if machine is not None else NO_GPU
+    summary.folders = [snippet_dir(records_root, term, snippet) for term, snippet in selected]
     today = dt.datetime.now(dt.UTC).date().isoformat()
     with tempfile.TemporaryDirectory(prefix="glossary-verify-") as tmp:
         jobs: list[Job] = []
         for index, (term, snippet) in enumerate(selected):
-            previous = read_record(records_root, term, snippet)
+            previous = read_record(records_root, term, snippet, key)
             cached = not options.force and is_cached(snippet, previous, machine, tools.nvcc_version)
             if cached and previous is not None and previous.status == PASSED and snippet.expected is not None:
-                cached = match_output(snippet.expected, previous.stdout) is None
+                cached = match_output(snippet.expected, previous.stdout, previous.machine) is None
             if cached:
                 summary.counts["cached"] += 1
                 continue
@@ -270,22 +284,40 @@ def run_verify(
                 list(pool.map(lambda job: _compile(job, tools, link=machine is not None), jobs))
         for number, job in enumerate(jobs, 1):
             record = _execute(job, tools, machine, options, today)
-            keep_previous = (
-                record.status in (COMPILE_ONLY, SKIPPED)
-                and job.previous is not None
-                and job.previous.machine is not None
-                and freshness(job.snippet, job.previous) is Freshness.FRESH
-            )
-            if not keep_previous:  # a compile-only run never replaces a GPU-verified record
+            if _keeps(records_root, job, record):
                 write_record(records_root, job.term, job.snippet, record, job.ptx, job.sass)
-            summary.counts[record.status] += 1
+                if machine is not None:  # this GPU's record supersedes a compile-only one from a machine without a GPU
+                    (snippet_dir(records_root, job.term, job.snippet) / f"{NO_GPU}.json").unlink(missing_ok=True)
+            # A GPU that cannot run the snippet (too old, too few) skips it; the record still
+            # says it compiled, which is all a snippet no reference GPU can run can show.
+            not_here = machine is not None and record.status == COMPILE_ONLY and runnable_on(job.snippet, machine) is not None
+            status = SKIPPED if not_here else record.status
+            summary.counts[status] += 1
             label = f"{job.term.section}/{job.term.slug}:{job.snippet.name}"
-            detail = f" - {record.reason}" if record.reason else ""
-            log(f"[{number}/{len(jobs)}] {label} {record.status} ({record.duration_s:.2f} s){detail}")
+            detail = f" - {record.reason.removeprefix('compiled only: ')}" + (" (compiled only)" if not_here else "") if record.reason else ""
+            log(f"[{number}/{len(jobs)}] {label} {status} ({record.duration_s:.2f} s){detail}")
             if record.status == FAILED:
                 summary.failures.append(f"{label}: {record.reason}")
     summary.seconds = time.monotonic() - started
     return summary
+
+
+def _keeps(records_root: Path, job: Job, record: Record) -> bool:
+    """Whether ``record`` is written: a run that proves less never replaces one that proved more.
+
+    A compile-only or skipped run keeps this GPU's fresh record from a run that did more (a
+    one-GPU machine of the model that a two-GPU node verified), and a machine without a GPU
+    writes nothing where some GPU's fresh record already stands.
+    """
+    if record.status not in (COMPILE_ONLY, SKIPPED):
+        return True
+    previous = job.previous
+    if previous is not None and previous.machine is not None and freshness(job.snippet, previous) is Freshness.FRESH:
+        return False
+    if record.machine is None:
+        others = records_for(records_root, job.term, job.snippet).values()
+        return not any(r.machine is not None and freshness(job.snippet, r) is Freshness.FRESH for r in others)
+    return True
 
 
 def _execute(job: Job, tools: Toolchain, machine: Machine | None, options: VerifyOptions, today: str) -> Record:
@@ -341,7 +373,7 @@ def _execute(job: Job, tools: Toolchain, machine: Machine | None, options: Verif
         errors = [line for line in log_file.read_text(errors="replace").splitlines() if "Invalid" in line or "Error" in line or "error" in line]
         reason = "compute-sanitizer memcheck: " + (errors[0].strip("= ").strip() if errors else "errors reported")
     if reason is None and snippet.expected is not None:
-        mismatch = match_output(snippet.expected, result.stdout)
+        mismatch = match_output(snippet.expected, result.stdout, machine)
         if mismatch is not None:
             reason = f"wrong output: {mismatch.describe()}"
     status = FAILED if reason else PASSED

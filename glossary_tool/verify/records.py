@@ -1,13 +1,31 @@
-"""Snippet records: one deterministic JSON file per snippet, next to its PTX and SASS.
+"""Snippet records: one JSON file per snippet and GPU model, the PTX and SASS once per snippet.
 
-Records are committed, so they are written with sorted keys and a trailing newline
+Layout under ``snippets/`` (the records root)::
+
+    <section>/<term>/<snippet>/<gpu-key>.json   what that GPU model did with the snippet
+    <section>/<term>/<snippet>/snippet.ptx      PTX: depends on the source and flags only
+    <section>/<term>/<snippet>/<arch>.sass      SASS for the snippet's ``arch`` (e.g. sm_90.sass)
+
+``<gpu-key>`` is the CUDA device name in kebab case (``nvidia-h200``,
+``nvidia-h100-80gb-hbm3``); a compile-only run on a machine without a GPU is ``no-gpu``.
+A verify run on a machine writes only its own GPU's file, so records from other GPUs are
+kept. Records are committed, so they are written with sorted keys and a trailing newline
 (stable diffs) and atomically (an interrupted verify leaves every record whole).
+
+Readers outside verify (the site, the MCP server, "last verified" dates, prose checks) use
+:func:`records_for`; nothing else needs to know the layout.
+
+Schema 1 kept one record per snippet at ``<section>/<term>/<snippet>.json`` with
+``<snippet>.ptx``/``.sass`` beside it. Those files are still read (as their machine's
+record) and :func:`migrate_legacy` moves them into this layout.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,7 +37,15 @@ PASSED = "passed"
 FAILED = "failed"
 COMPILE_ONLY = "compile-only"
 SKIPPED = "skipped"
-SCHEMA = 1
+SCHEMA = 2
+NO_GPU = "no-gpu"
+PTX_FILE = "snippet.ptx"
+DEFAULT_ARCH = "sm_90"
+
+
+def gpu_key(gpu_name: str) -> str:
+    """The file-name key of a GPU model: its CUDA device name in kebab case."""
+    return re.sub(r"[^a-z0-9]+", "-", gpu_name.lower()).strip("-") or "unknown-gpu"
 
 
 @dataclass(frozen=True)
@@ -31,6 +57,10 @@ class Machine:
     cuda_runtime_version: str
     nvcc_version: str
     gpu_count: int = 1
+
+    @property
+    def key(self) -> str:
+        return gpu_key(self.gpu_name)
 
     def badge(self, arch: str) -> str:
         cuda = self.cuda_runtime_version
@@ -59,8 +89,14 @@ class Record:
     has_sass: bool = False
     schema: int = field(default=SCHEMA)
 
+    @property
+    def gpu_key(self) -> str:
+        """The key this record is filed under: its GPU model, or ``no-gpu``."""
+        return self.machine.key if self.machine is not None else NO_GPU
+
     def to_json(self) -> str:
         data = asdict(self)
+        data["schema"] = SCHEMA
         return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
     @classmethod
@@ -81,36 +117,111 @@ def options_of(snippet: Snippet) -> dict[str, str]:
 
 
 def record_dir(records_root: Path, term: Term) -> Path:
+    """The term's folder: one sub-folder per snippet."""
     return records_root / term.section / term.slug
 
 
-def record_path(records_root: Path, term: Term, snippet: Snippet) -> Path:
-    return record_dir(records_root, term) / f"{snippet.name}.json"
+def snippet_dir(records_root: Path, term: Term, snippet: Snippet) -> Path:
+    return record_dir(records_root, term) / snippet.name
 
 
-def read_record(records_root: Path, term: Term, snippet: Snippet) -> Record | None:
-    path = record_path(records_root, term, snippet)
+def record_path(records_root: Path, term: Term, snippet: Snippet, key: str) -> Path:
+    return snippet_dir(records_root, term, snippet) / f"{key}.json"
+
+
+def _load(path: Path) -> Record | None:
     try:
         return Record.from_json(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, TypeError, KeyError):
         return None
 
 
+def records_for(records_root: Path, term: Term, snippet: Snippet) -> Mapping[str, Record]:
+    """Every GPU model's record of ``snippet``, by GPU key, keys sorted.
+
+    This is the one way to read records. An unreadable file is left out (``glossary check``
+    then reports the GPU as missing). A schema-1 record not yet migrated counts as its
+    machine's record unless that machine also has a new one.
+    """
+    found: dict[str, Record] = {}
+    folder = snippet_dir(records_root, term, snippet)
+    if folder.is_dir():
+        for path in sorted(folder.glob("*.json")):
+            record = _load(path)
+            if record is not None:
+                found[path.stem] = record
+    legacy = _load(record_dir(records_root, term) / f"{snippet.name}.json")
+    if legacy is not None:
+        found.setdefault(legacy.gpu_key, legacy)
+    return dict(sorted(found.items()))
+
+
+def read_record(records_root: Path, term: Term, snippet: Snippet, key: str | None = None) -> Record | None:
+    """One record: GPU ``key``'s, or (no key) the first passing one, else the first one."""
+    records = records_for(records_root, term, snippet)
+    if key is not None:
+        return records.get(key)
+    passing = [r for r in records.values() if r.status == PASSED]
+    return (passing or list(records.values()) or [None])[0]
+
+
+def _sass_name(snippet: Snippet) -> str:
+    return f"{snippet.option('arch', DEFAULT_ARCH) or DEFAULT_ARCH}.sass"
+
+
 def read_artifact(records_root: Path, term: Term, snippet: Snippet, kind: str) -> str | None:
     """The committed PTX (``kind='ptx'``) or SASS (``'sass'``) of a snippet, if any."""
-    path = record_dir(records_root, term) / f"{snippet.name}.{kind}"
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError:
-        return None
+    name = PTX_FILE if kind == "ptx" else _sass_name(snippet)
+    for path in (snippet_dir(records_root, term, snippet) / name, record_dir(records_root, term) / f"{snippet.name}.{kind}"):
+        try:
+            return path.read_text(encoding="utf-8")
+        except OSError:
+            continue
+    return None
 
 
 def write_record(records_root: Path, term: Term, snippet: Snippet, record: Record, ptx: str | None, sass: str | None) -> None:
-    base = record_dir(records_root, term)
-    for kind, text in (("ptx", ptx), ("sass", sass)):
-        path = base / f"{snippet.name}.{kind}"
+    """File ``record`` under its GPU key; PTX and SASS replace the snippet's (same source, same bytes).
+
+    A missing PTX or SASS leaves the committed one alone: another GPU's run produced it and
+    this one (a machine without cuobjdump, say) proved nothing against it.
+    """
+    migrate_snippet(records_root, term.section, term.slug, snippet.name)
+    folder = snippet_dir(records_root, term, snippet)
+    for name, text in ((PTX_FILE, ptx), (_sass_name(snippet), sass)):
         if text is not None:
-            write_text(path, text if text.endswith("\n") else text + "\n")
-        elif path.exists():
-            path.unlink()
-    write_text(record_path(records_root, term, snippet), record.to_json())
+            write_text(folder / name, text if text.endswith("\n") else text + "\n")
+    write_text(folder / f"{record.gpu_key}.json", record.to_json())
+
+
+def migrate_snippet(records_root: Path, section: str, term: str, name: str) -> bool:
+    """Move one schema-1 record (``<term>/<name>.json`` and its PTX/SASS) into the new layout."""
+    base = records_root / section / term
+    legacy = base / f"{name}.json"
+    record = _load(legacy)
+    if record is None:
+        return False
+    folder = base / name
+    target = folder / f"{record.gpu_key}.json"
+    if not target.exists():
+        write_text(target, record.to_json())
+    arch = record.options.get("arch", DEFAULT_ARCH) or DEFAULT_ARCH
+    for kind, new_name in (("ptx", PTX_FILE), ("sass", f"{arch}.sass")):
+        old = base / f"{name}.{kind}"
+        if old.exists():
+            if not (folder / new_name).exists():
+                write_text(folder / new_name, old.read_text(encoding="utf-8"))
+            old.unlink()
+    legacy.unlink()
+    return True
+
+
+def migrate_legacy(records_root: Path) -> int:
+    """Move every schema-1 record under ``records_root`` into the per-GPU layout; how many moved."""
+    moved = 0
+    if not records_root.is_dir():
+        return 0
+    for legacy in sorted(records_root.glob("*/*/*.json")):
+        section, term = legacy.parent.parent.name, legacy.parent.name
+        moved += migrate_snippet(records_root, section, term, legacy.stem)
+    return moved
