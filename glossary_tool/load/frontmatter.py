@@ -8,6 +8,7 @@ at line 1.
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -101,7 +102,7 @@ def parse(path: str, text: str, allowed: tuple[str, ...] = TERM_FIELDS) -> Front
     except RecursionError:
         return FrontMatter({}, {}, offset, body, (error(path, 2, 1, "yaml-syntax", "invalid YAML in front matter: nested too deeply"),))
     except yaml.YAMLError as exc:
-        return FrontMatter({}, {}, offset, body, (_yaml_error(path, exc),))
+        return FrontMatter({}, {}, offset, body, (_yaml_error(path, exc, yaml_text),))
     if node is None:
         return FrontMatter({}, {}, offset, body, (error(path, 1, 1, "frontmatter-empty", "front matter is empty; it needs at least 'title' and 'summary'"),))
     if not isinstance(node, yaml.MappingNode):
@@ -142,23 +143,51 @@ def parse(path: str, text: str, allowed: tuple[str, ...] = TERM_FIELDS) -> Front
     return FrontMatter(data, lines, offset, body, tuple(out), nested)
 
 
-def _yaml_error(path: str, exc: yaml.YAMLError) -> Diagnostic:
+def _yaml_error(path: str, exc: yaml.YAMLError, text: str) -> Diagnostic:
     """A YAML syntax error at the line where the broken construct starts (PyYAML's context
     mark: the opening quote of an unclosed string, say), with where the parser gave up as a
     note. The file line is the YAML line + 1 (the opening '---')."""
     context = getattr(exc, "context_mark", None)
     stopped = getattr(exc, "problem_mark", None)
-    mark = context or stopped
-    line = (mark.line + 2) if mark is not None else 1
-    col = (mark.column + 1) if mark is not None else 1
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
     what = getattr(exc, "context", None)
-    message = f"invalid YAML in front matter: {problem}"
-    if what and context is not None:
-        message += f" {what} that starts here"
-    if context is not None and stopped is not None and (stopped.line, stopped.column) != (context.line, context.column):
+    cause = None
+    if stopped is not None and (context is None or (context.line, context.column) == (0, 0)):
+        # "while parsing a block mapping" at the first key says nothing; an unclosed quote
+        # that a later quote closed by accident is the usual cause: point at it
+        cause = _unbalanced_quote(text, stopped.line)
+    if cause is not None:
+        line, col = cause[0] + 2, cause[1] + 1
+        message = f"invalid YAML in front matter: this quoted string is not closed on its line ({problem} later)"
+    else:
+        mark = context or stopped
+        line = (mark.line + 2) if mark is not None else 1
+        col = (mark.column + 1) if mark is not None else 1
+        message = f"invalid YAML in front matter: {problem}"
+        if what and context is not None:
+            message += f" {what} that starts here"
+    if stopped is not None and (stopped.line + 2, stopped.column + 1) != (line, col):
         message += f" (note: the parser stopped at line {stopped.line + 2}, column {stopped.column + 1})"
     return error(path, line, col, "yaml-syntax", message)
+
+
+_QUOTED_VALUE = re.compile(r"""^\s*(?:-\s+)?(?:[^\s:#'"][^:#]*:\s+)?(["'])""")
+
+
+def _unbalanced_quote(text: str, upto: int) -> tuple[int, int] | None:
+    """(line, column) of the first value on lines ``0..upto`` that opens a quote its line
+    does not close (a YAML string may continue on the next line, so the parser only
+    notices later)."""
+    for number, line in enumerate(text.split("\n")[: upto + 1]):
+        match = _QUOTED_VALUE.match(line)
+        if match is None:
+            continue
+        quote, start = match.group(1), match.end() - 1
+        rest = line[start + 1 :]
+        closed = re.search(r'(?<!\\)"', rest) if quote == '"' else re.search(r"'(?!')", rest.replace("''", ""))
+        if closed is None:
+            return number, start
+    return None
 
 
 def _is_str(value: Any) -> bool:

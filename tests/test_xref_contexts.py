@@ -1,0 +1,154 @@
+"""The [[...]] contract in every Markdown context (issue: cross-references hold everywhere).
+
+Markdown in, rendered HTML out (parsed with BeautifulSoup): each reference becomes exactly one
+link to the right page with the right text, in tables, wrapped lines, lists, quotes,
+admonitions, content tabs, footnotes and paragraphs with inline HTML; what is not Markdown
+(raw HTML blocks) is an error that says how to fix it; and what the renderer produced is
+checked for raw brackets, so a context nobody thought of cannot pass silently.
+"""
+
+from __future__ import annotations
+
+import pytest
+from bs4 import BeautifulSoup
+
+from glossary_tool.emit.leftovers import Leftover, html_leftovers, leftover_diagnostics, locate, markdown_leftovers
+from glossary_tool.emit.links import RelativeLinker, term_src
+from glossary_tool.emit.markdown import BodyRewriter
+from glossary_tool.emit.render import RenderOptions, render_body
+from glossary_tool.pipeline import load_project
+from tests.conftest import term_text, trio
+
+W = "device-software/warp.md"
+
+
+def _load(make_glossary, warp_body: str):
+    files = trio({"sm": "\n## What it is\n\nA unit.\n"})
+    files[W] = term_text("Warp", warp_body)
+    root = make_glossary(files)
+    return load_project(root, check_records=False)
+
+
+def _rendered(make_glossary, warp_body: str):
+    loaded = _load(make_glossary, warp_body)
+    glossary = loaded.glossary
+    warp = glossary.terms["warp"]
+    html = render_body(warp, RenderOptions(glossary, RelativeLinker(term_src(warp)), None)).html
+    return loaded, BeautifulSoup(html, "html.parser")
+
+
+def _links(soup: BeautifulSoup) -> list[tuple[str, str]]:
+    """Links a reader follows in the text (not permalinks or footnote markers)."""
+    return [(a.get_text(), a["href"]) for a in soup.find_all("a") if "headerlink" not in (a.get("class") or []) and not a["href"].startswith("#fn")]
+
+
+def _errors(loaded) -> list[tuple[str, int, int]]:
+    return [(d.code, d.line, d.col) for d in loaded.diagnostics if d.severity.value == "error"]
+
+
+THREAD = "thread.md"
+SM = "../device-hardware/streaming-multiprocessor.md"
+
+CASES = {
+    "table cell with text": ("| a | b |\n|---|---|\n| [[thread|one lane]] | x |\n", [("one lane", THREAD)]),
+    "table cell, escaped pipe": ("| a | b |\n|---|---|\n| [[thread\\|one lane]] | x |\n", [("one lane", THREAD)]),
+    "table cell, trail and anchor": ("| a |\n|---|\n| [[thread]]s and [[sm#what-it-is|its part]] |\n", [("threads", THREAD), ("its part", SM + "#what-it-is")]),
+    "wrapped text in a paragraph": ("A [[thread|one\nlane]] here and [[thread]]s\nthere.\n", [("one lane", THREAD), ("threads", THREAD)]),
+    "wrapped target": ("See [[streaming\nmultiprocessor|the SM]] now.\n", [("the SM", SM)]),
+    "wrapped in a list item": ("- first [[thread|a\n  lane]] item\n- second\n", [("a lane", THREAD)]),
+    "wrapped in a blockquote": ("> quoted [[thread|a\n> lane]] here\n", [("a lane", THREAD)]),
+    "admonition": ('!!! note "Aside"\n    An admonition with [[thread|a\n    lane]].\n', [("a lane", THREAD)]),
+    "content tabs": ('=== "One"\n\n    Tab [[thread]].\n\n=== "Two"\n\n    Other [[sm]].\n', [("thread", THREAD), ("SM", SM)]),
+    "footnote": ("Text.[^1]\n\n[^1]: A note on [[thread|lanes\n    wrapped]].\n", [("lanes wrapped", THREAD)]),
+    "small": ("<small>An aside on [[thread]]s.</small>\n", [("threads", THREAD)]),
+    "sub, abbr, kbd": ("H<sub>[[thread]]</sub> <abbr title='x'>[[sm]]</abbr> <kbd>k</kbd> [[thread|t]]\n", [("thread", THREAD), ("SM", SM), ("t", THREAD)]),
+    "emphasis around": ("*[[thread]]* and **[[sm|bold]]** and ~~[[thread]]~~\n", [("thread", THREAD), ("bold", SM), ("thread", THREAD)]),
+    "beside a Markdown link": ("[plain](https://example.org) [[thread]] [x](https://example.org)\n", [("plain", "https://example.org"), ("thread", THREAD), ("x", "https://example.org")]),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_xref_is_one_link_in_every_context(make_glossary, name):
+    body, wanted = CASES[name]
+    loaded, soup = _rendered(make_glossary, "Also [[thread]] and [[sm]].\n\n" + body)
+    assert _errors(loaded) == []
+    links = _links(soup)
+    assert links[:2] == [("thread", THREAD), ("SM", SM)]
+    assert links[2:] == wanted
+    assert html_leftovers(str(soup)) == []
+
+
+def test_wrapped_xref_keeps_its_source_span(make_glossary):
+    """A wrapped reference points at where it starts, and the Markdown copy replaces all of it."""
+    loaded = _load(make_glossary, "Intro line.\nA [[thread|one\nlane]] here.\n")
+    warp = loaded.glossary.terms["warp"]
+    (xref,) = [x for x in warp.xrefs if x.text == "one lane"]
+    assert (xref.line - warp.body_offset, xref.col, xref.end_line - warp.body_offset, xref.end_col) == (2, 3, 3, 7)
+    copy = BodyRewriter(loaded.glossary, RelativeLinker(term_src(warp))).body(warp)
+    assert "[[" not in copy
+    assert copy.splitlines()[1].startswith("A [one lane](<thread.md>")
+
+
+def test_code_is_untouched(make_glossary):
+    body = "Inline `[[nodiscard]]`.\n\n```cpp\n[[likely]] if (x) {}\n```\n\n    [[indented]]\n\nLiteral \\[[brackets]] too, and [[thread]].\n"
+    loaded, soup = _rendered(make_glossary, body)
+    assert _errors(loaded) == []
+    codes = [c.get_text() for c in soup.find_all("code")]
+    assert "[[nodiscard]]" in codes
+    assert any("[[likely]] if (x) {}" in c for c in codes) and any("[[indented]]" in c for c in codes)
+    assert "Literal [[brackets]] too" in soup.get_text()
+    assert html_leftovers(str(soup)) == []  # the literal is marked as meant
+    assert _links(soup) == [("thread", THREAD)]
+
+
+def test_raw_html_block_is_an_error_with_a_fix(make_glossary):
+    loaded = _load(make_glossary, "Intro [[thread]] and [[sm]].\n\n<div class=\"aside\">\nSee [[thread]] here.\n</div>\n")
+    (found,) = [d for d in loaded.diagnostics if d.code == "xref-in-html"]
+    assert (found.line, found.col) == (loaded.glossary.terms["warp"].body_offset + 4, 5)
+    assert "blank line" in found.message
+    # the same HTML with blank lines around its text is Markdown, and is linked
+    loaded, soup = _rendered(make_glossary, "Intro [[thread]] and [[sm]].\n\n<div class=\"aside\">\n\nSee [[thread|it]] here.\n\n</div>\n")
+    assert _errors(loaded) == []
+    assert ("it", THREAD) in _links(soup)
+    assert soup.find("div", class_="aside").find("a").get_text() == "it"
+
+
+def test_unclosed_brackets_are_an_error_at_their_column(make_glossary):
+    loaded = _load(make_glossary, "Fine [[thread]] and [[sm]].\n\nBroken [[thread here.\n")
+    warp = loaded.glossary.terms["warp"]
+    assert ("xref-unparsed", warp.body_offset + 3, 8) in _errors(loaded)
+    assert [d.code for d in loaded.diagnostics if d.line == warp.body_offset + 3] == ["xref-unparsed"]  # reported once
+
+
+def test_leftover_in_an_output_is_reported_at_its_source(make_glossary):
+    """The backstop: raw brackets in produced HTML or Markdown, wherever they came from,
+    become an error at the term's file and line."""
+    loaded = _load(make_glossary, "Fine [[thread]] and [[sm]].\n\nA line with [[odd context]] inside.\n")
+    warp = loaded.glossary.terms["warp"]
+    html = "<article><p>A line with [[odd context]] inside.</p><pre><code>[[nodiscard]]</code></pre></article>"
+    leftovers = html_leftovers(html)
+    assert leftovers == [Leftover("[[odd context]] inside.")]
+    (diag,) = leftover_diagnostics(warp, leftovers, "its page")
+    assert (diag.path, diag.line, diag.col, diag.code) == (warp.path, warp.body_offset + 3, 13, "xref-raw-output")
+    assert markdown_leftovers("Text with [[warp]] left in a copy, `[[code]]` and \\[[literal]].") == [Leftover("[[warp]]")]
+    assert locate(warp, Leftover("not in the file")) == (warp.body_offset + 1, 1)
+
+
+def test_check_renders_and_fails_on_a_missed_context(make_glossary, monkeypatch):
+    """If the renderer ever missed a context, check would fail at the source line."""
+    from glossary_tool.emit import render
+
+    root = make_glossary({**trio(), W: term_text("Warp", "A [[thread]] and [[sm]] here.\n")})
+    monkeypatch.setattr(render._Renderer, "xref", lambda self, tokens, idx, options, env: tokens[idx].content)
+    monkeypatch.setattr(render, "_RENDERER", None)
+    errors = [d for d in load_project(root, check_records=False).diagnostics if d.code == "xref-raw-output"]
+    assert {(d.path, d.line) for d in errors} >= {("glossary/device-software/warp.md", 8)}
+
+
+def test_yaml_error_reported_once_at_its_cause(make_glossary):
+    files = trio()
+    files[W] = '---\ntitle: Warp\nsummary: "unclosed quote\nsources:\n  - {title: T, url: "https://x.org"}\n---\nBody [[thread]] [[sm]].\n'
+    loaded = load_project(make_glossary(files), check_records=False)
+    mine = [d for d in loaded.diagnostics if d.path.endswith("warp.md") or d.path.endswith("toc.yml")]
+    assert [(d.code, d.line, d.col) for d in mine] == [("yaml-syntax", 3, 10)]
+    assert "note: the parser stopped at line" in mine[0].message
