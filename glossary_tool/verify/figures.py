@@ -8,7 +8,8 @@ records' stdout, and say which prose figures claim to be a record's figure but m
 Rules (documented in CONTRIBUTING.md, "Figures in prose"):
 
 * Only a number followed by a unit is a figure (``416 cycles``, ``4.8 TB/s``, ``83.7%``, ``1.99x``).
-  In a range (``6.2-8.1 GB/s``, ``9 to 12 ms``) both ends carry the unit.
+  A range (``6.2-8.1 GB/s``, ``276 to 283 cycles``) is one figure: it states a spread, between
+  runs, copies or GPUs, and holds when some printed value lies inside it.
 * A figure is *checked* when some record printed a figure with the same unit within a factor of
   1.5 of it: that is a figure that claims to come from the record. Figures with no such neighbour
   (a datasheet peak, a derived estimate of a different size) are left alone.
@@ -111,6 +112,9 @@ class Figure:
     half_step: float
     #: "about", "lower" (over N), "upper" (up to N) or "" (exact).
     qualifier: str = ""
+    #: The upper end of a range ("276 to 283 cycles"); ``value`` is then its lower end.
+    high: float | None = None
+    high_half: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -124,6 +128,8 @@ class FigureProblem:
         shown = ", ".join(_fmt(v) for v in self.near[:3])
         where = " or ".join(self.gpus) if self.gpus else "any GPU"
         how = {"about": "within 10 % of", "lower": "at or above", "upper": "at or below"}.get(self.figure.qualifier, "rounding to")
+        if self.figure.high is not None:
+            how = "a range holding"
         return (f"'{self.figure.text}' matches no figure the snippet printed on {where} "
                 f"(nearest: {shown} {self.figure.unit}; a figure must be {how} a printed one)")
 
@@ -162,14 +168,13 @@ def parse_figures(text: str) -> list[Figure]:
         if unit == "x" and m.group("space"):
             continue  # "16 x 16" is a shape, "1.99x" a ratio
         qualifier = _qualifier(text[max(0, m.start() - 20) : m.start()])
-        for key in ("a", "b"):
-            written = m.group(key)
-            if written is None:
-                continue
-            value, half = _number(written)
-            # Both ends of a range are exact quotes (a range states the spread itself).
-            q = qualifier if m.group("b") is None else ""
-            out.append(Figure(value, unit, f"{written}{m.group('space')}{m.group('unit')}", m.start(key), half, q))
+        low, low_half = _number(m.group("a"))
+        if m.group("b") is None:
+            out.append(Figure(low, unit, m.group(0), m.start(), low_half, qualifier))
+            continue
+        # A range states a spread (between runs, GPUs or copies): it holds when a printed value lies in it.
+        high, high_half = _number(m.group("b"))
+        out.append(Figure(low, unit, m.group(0), m.start(), low_half, "", high, high_half))
     return out
 
 
@@ -184,6 +189,8 @@ def printed_figures(outputs: Iterable[RecordOutput]) -> list[tuple[str, float, s
 
 def _matches(figure: Figure, value: float) -> bool:
     eps = 1e-9 * max(1.0, abs(value))
+    if figure.high is not None:
+        return figure.value - figure.half_step - eps <= value <= figure.high + figure.high_half + eps
     if abs(value - figure.value) <= figure.half_step + eps:
         return True
     if figure.qualifier == "about":
@@ -196,10 +203,10 @@ def _matches(figure: Figure, value: float) -> bool:
 
 
 def _is_neighbour(figure: Figure, value: float) -> bool:
-    if figure.value <= 0 or value <= 0:
-        return figure.value == value
-    ratio = value / figure.value
-    return 1 / NEIGHBOUR_FACTOR <= ratio <= NEIGHBOUR_FACTOR
+    low, high = figure.value, figure.high if figure.high is not None else figure.value
+    if low <= 0 or value <= 0:
+        return low <= value <= high
+    return low / NEIGHBOUR_FACTOR <= value <= high * NEIGHBOUR_FACTOR
 
 
 def gpus_named(sentence: str) -> tuple[str, ...]:
