@@ -50,6 +50,13 @@ def test_tolerance_rules(prose, stdout, flagged):
     assert problems(prose, stdout) == flagged
 
 
+def test_tables_with_units_in_the_header_are_read():
+    table = "op      MiB   time_us   busbw_GB/s\nallreduce  512   1703.2   315.2\n\nafter 300 GB/s\n"
+    assert problems("It reached a bus bandwidth of 315 GB/s.", table) == []
+    assert problems("It reached a bus bandwidth of 310 GB/s.", table) == ["310 GB/s"]
+    assert problems("It took 1,703 us.", table) == []
+
+
 def test_figures_repeated_from_the_source_are_not_measurements():
     assert problems("Each of the 256 MiB copies.", "copied 250 MiB\n", written="const size_t bytes = 256; // 256 MiB") == []
 

@@ -178,12 +178,33 @@ def parse_figures(text: str) -> list[Figure]:
     return out
 
 
+def _table_figures(stdout: str) -> list[tuple[float, str]]:
+    """Figures in whitespace-separated tables whose header names the unit (``busbw_GB/s``, ``time_us``)."""
+    found: list[tuple[float, str]] = []
+    units: list[str | None] | None = None
+    for line in stdout.splitlines():
+        cells = line.split()
+        header = [_UNITS.get(c.rsplit("_", 1)[1]) if "_" in c else None for c in cells]
+        if any(header) and not any(re.fullmatch(_NUM, c) for c in cells):
+            units = header
+            continue
+        if units is None or len(cells) != len(units):
+            units = None  # the table ended
+            continue
+        for cell, unit in zip(cells, units, strict=True):
+            if unit and re.fullmatch(_NUM, cell):
+                found.append((_number(cell)[0], unit))
+    return found
+
+
 def printed_figures(outputs: Iterable[RecordOutput]) -> list[tuple[str, float, str]]:
-    """(gpu_name, value, unit) for every figure in the records' stdout."""
+    """(gpu_name, value, unit) for every figure in the records' stdout, tables included."""
     found: list[tuple[str, float, str]] = []
     for output in outputs:
         for figure in parse_figures(output.stdout):
             found.append((output.gpu_name, figure.value, figure.unit))
+        for value, unit in _table_figures(output.stdout):
+            found.append((output.gpu_name, value, unit))
     return found
 
 
