@@ -147,3 +147,14 @@ def test_cli_reports_figure_drift_and_fails(make_glossary, capsys):
     assert line.startswith("glossary/device-software/warp.md:17:42: error: '7.9 GB/s' matches no figure the snippet printed on NVIDIA H200")
     assert line.endswith("[figure-drift]")
 
+
+
+def test_check_changed_reports_figure_drift_like_a_full_check(make_glossary):
+    from glossary_tool.changed import check_paths
+
+    root = _glossary(make_glossary, SNIPPET + "\nThe [[thread]] page timed the same hop at 305 cycles.\n", thread_extra=SNIPPET)
+    _record(root, "warp", "L2 416 cycles\n")
+    _record(root, "thread", "L2 301 cycles\n")
+    full = [d.format() for d in load_project(root).diagnostics if d.code == "figure-drift"]
+    fast = [d.format() for d in check_paths(root, {"glossary/device-software/warp.md"}).diagnostics if d.code == "figure-drift"]
+    assert len(full) == 1 and fast == full
