@@ -51,7 +51,10 @@ def _chase(level_ml: str, level_ll: str) -> tuple[Reading, Reading]:
 
 SHARED: tuple[SharedQuantity, ...] = (
     SharedQuantity("L1 hit latency", "cycles", 0.10, _chase("L1 hit", "L1 hit")),
-    SharedQuantity("L2 hit latency", "cycles", 0.10, _chase("L2 hit", "L2 hit")),
+    SharedQuantity(
+        "L2 hit latency", "cycles", 0.10,
+        (*_chase("L2 hit", "L2 hit"), Reading("scoreboard-stall", "dependent-vs-independent-loads", r"^dependent loads\s*:\s*([\d.]+) cycles per load")),
+    ),
     SharedQuantity("DRAM latency, idle, one chain", "cycles", 0.10, _chase("HBM", "DRAM")),
     SharedQuantity(
         "pinned host-to-device bandwidth", "GB/s", 0.10,
