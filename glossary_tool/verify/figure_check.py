@@ -21,9 +21,10 @@ from pathlib import Path
 from glossary_tool.diagnostics import Diagnostic, error
 from glossary_tool.load.body import parser
 from glossary_tool.model import Glossary, Snippet, Term
+from glossary_tool.verify import records as records_module
 from glossary_tool.verify.figures import RecordOutput, figure_problems
 from glossary_tool.verify.freshness import Freshness, freshness
-from glossary_tool.verify.records import PASSED, read_record
+from glossary_tool.verify.records import PASSED, Record, read_record
 
 CODE = "figure-drift"
 
@@ -39,15 +40,25 @@ _MASKS = (
 )
 
 
+def _records(records_root: Path, term: Term, snippet: Snippet) -> list[Record]:
+    """Every record of ``snippet``: one per GPU model where the records module keeps them that way
+    (``records_for``), else the single record of the one-record layout."""
+    per_gpu = getattr(records_module, "records_for", None)
+    if per_gpu is not None:
+        return list(per_gpu(records_root, term, snippet).values())
+    record = read_record(records_root, term, snippet)
+    return [record] if record is not None else []
+
+
 def record_outputs(records_root: Path) -> OutputsReader:
-    """What the fresh, passing records of a snippet printed, one entry per record."""
+    """What the fresh, passing records of a snippet printed, one entry per record (per GPU)."""
 
     def read(term: Term, snippet: Snippet) -> Sequence[RecordOutput]:
-        record = read_record(records_root, term, snippet)
-        if record is None or freshness(snippet, record) is not Freshness.FRESH or record.status != PASSED:
-            return ()
-        gpu = record.machine.gpu_name if record.machine else ""
-        return (RecordOutput(gpu, record.stdout),)
+        return tuple(
+            RecordOutput(record.machine.gpu_name if record.machine else "", record.stdout)
+            for record in _records(records_root, term, snippet)
+            if record.status == PASSED and freshness(snippet, record) is Freshness.FRESH
+        )
 
     return read
 
