@@ -158,3 +158,13 @@ def test_check_changed_reports_figure_drift_like_a_full_check(make_glossary):
     full = [d.format() for d in load_project(root).diagnostics if d.code == "figure-drift"]
     fast = [d.format() for d in check_paths(root, {"glossary/device-software/warp.md"}).diagnostics if d.code == "figure-drift"]
     assert len(full) == 1 and fast == full
+
+
+def test_a_paragraph_quoting_the_record_must_name_the_gpu(make_glossary):
+    root = _glossary(make_glossary, SNIPPET + "\nAn L2 hit took 416 cycles.\n")
+    _record(root, "warp", "L2 416 cycles\n")
+    (d,) = load_project(root).diagnostics
+    assert (d.code, d.severity.value, d.line, d.col) == ("figure-gpu", "warning", 17, 16)
+    assert "names no GPU" in d.message
+    root = _glossary(make_glossary, SNIPPET + "\nOn the H200 we ran this on, an L2 hit took 416 cycles.\n")
+    assert _codes(root) == []

@@ -18,15 +18,17 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from glossary_tool.diagnostics import Diagnostic, error
+from glossary_tool.diagnostics import Diagnostic, error, warning
 from glossary_tool.load.body import parser
 from glossary_tool.model import Glossary, Snippet, Term
 from glossary_tool.verify import records as records_module
-from glossary_tool.verify.figures import RecordOutput, figure_problems
+from glossary_tool.verify.figures import RecordOutput, figure_problems, gpus_named, quoted_figures
 from glossary_tool.verify.freshness import Freshness, freshness
 from glossary_tool.verify.records import PASSED, Record, read_record
 
 CODE = "figure-drift"
+#: A paragraph quoting a snippet's figures without naming the GPU that printed them.
+GPU_CODE = "figure-gpu"
 
 #: Reads what the records of one snippet printed; swapped in tests and for other record layouts.
 OutputsReader = Callable[[Term, Snippet], Sequence[RecordOutput]]
@@ -129,6 +131,11 @@ def term_figure_diagnostics(glossary: Glossary, term: Term, read: OutputsReader)
         for first, last in _paragraphs(term, start, end):
             lines = body_lines[first:last]
             text = _mask("\n".join(lines))
+            if own and not gpus_named(text):
+                for figure in quoted_figures(text, own, written)[:1]:
+                    line, col = _position(lines, figure.offset)
+                    out.append(warning(term.path, term.body_offset + first + line + 1, col, GPU_CODE,
+                                       f"'{figure.text}' quotes snippet '{snippet.name}' but the paragraph names no GPU; say which GPU printed it (\"On the H200 we ran this on, ...\")"))
             for s_begin, s_end in _sentences(text):
                 line_a, _ = _position(lines, s_begin)
                 line_b, _ = _position(lines, s_end)

@@ -251,6 +251,19 @@ def _is_reference(sentence: str, figure: Figure) -> bool:
     return _REFERENCE.search(window) is not None or _NOT_A_QUOTE.search(sentence[max(0, figure.offset - 20) : figure.offset]) is not None
 
 
+def quoted_figures(prose: str, outputs: Sequence[RecordOutput], written: str = "") -> list[Figure]:
+    """Figures in ``prose`` that match a figure the records printed: the measurements it quotes."""
+    constants = {(f.value, f.unit) for f in parse_figures(written)}
+    found: list[Figure] = []
+    for figure in parse_figures(prose):
+        if (figure.value, figure.unit) in constants or _is_reference(prose, figure):
+            continue
+        same_unit = [v for _, v, u in printed_figures(outputs) if u == figure.unit]
+        if any(_is_neighbour(figure, v) for v in same_unit) and any(_matches(figure, v) for v in same_unit):
+            found.append(figure)
+    return found
+
+
 def figure_problems(prose: str, outputs: Sequence[RecordOutput], written: str = "") -> list[FigureProblem]:
     """Figures in ``prose`` that quote the records in ``outputs`` but match none of their figures.
 
