@@ -18,6 +18,8 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
+from markdown_it.token import Token
+
 from glossary_tool.diagnostics import Diagnostic, error, warning
 from glossary_tool.load.body import parser
 from glossary_tool.model import Glossary, Snippet, Term
@@ -72,9 +74,8 @@ def _mask(text: str) -> str:
     return text
 
 
-def _prose_ranges(term: Term) -> list[tuple[Snippet, int, int]]:
+def _prose_ranges(term: Term, tokens: list[Token]) -> list[tuple[Snippet, int, int]]:
     """(snippet, first body line, end body line) of the paragraphs quoting each snippet."""
-    tokens = parser().parse(term.body)
     stops = sorted({t.map[0] for t in tokens if t.type == "heading_open" and t.map} | {s.body_start for s in term.snippets})
     total = len(term.body.splitlines())
     out = []
@@ -84,8 +85,7 @@ def _prose_ranges(term: Term) -> list[tuple[Snippet, int, int]]:
     return out
 
 
-def _paragraphs(term: Term, start: int, end: int) -> list[tuple[int, int]]:
-    tokens = parser().parse(term.body)
+def _paragraphs(tokens: list[Token], start: int, end: int) -> list[tuple[int, int]]:
     return [(t.map[0], t.map[1]) for t in tokens if t.type == "paragraph_open" and t.map and start <= t.map[0] < end]
 
 
@@ -124,11 +124,12 @@ def _linked_outputs(glossary: Glossary, term: Term, read: OutputsReader, first_l
 
 def term_figure_diagnostics(glossary: Glossary, term: Term, read: OutputsReader) -> list[Diagnostic]:
     body_lines = term.body.splitlines()
+    tokens = parser().parse(term.body)
     out: list[Diagnostic] = []
-    for snippet, start, end in _prose_ranges(term):
+    for snippet, start, end in _prose_ranges(term, tokens):
         own = list(read(term, snippet))
         written = snippet.source + "\n" + (snippet.expected or "")
-        for first, last in _paragraphs(term, start, end):
+        for first, last in _paragraphs(tokens, start, end):
             lines = body_lines[first:last]
             text = _mask("\n".join(lines))
             if own and not gpus_named(text):
