@@ -18,10 +18,11 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
+from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from glossary_tool.diagnostics import Diagnostic, error, warning
-from glossary_tool.load.body import parser
+from glossary_tool.load.xref_rule import make_parser
 from glossary_tool.model import Glossary, Snippet, Term
 from glossary_tool.verify import records as records_module
 from glossary_tool.verify.figures import RecordOutput, figure_problems, gpus_named, quoted_figures
@@ -57,14 +58,30 @@ def _records(records_root: Path, term: Term, snippet: Snippet) -> list[Record]:
 def record_outputs(records_root: Path) -> OutputsReader:
     """What the fresh, passing records of a snippet printed, one entry per record (per GPU)."""
 
+    seen: dict[tuple[str, str], tuple[RecordOutput, ...]] = {}
+
     def read(term: Term, snippet: Snippet) -> Sequence[RecordOutput]:
-        return tuple(
-            RecordOutput(record.machine.gpu_name if record.machine else "", record.stdout)
-            for record in _records(records_root, term, snippet)
-            if record.status == PASSED and freshness(snippet, record) is Freshness.FRESH
-        )
+        key = (term.slug, snippet.name)
+        if key not in seen:  # linked terms are read once per sentence that links them
+            seen[key] = tuple(
+                RecordOutput(record.machine.gpu_name if record.machine else "", record.stdout)
+                for record in _records(records_root, term, snippet)
+                if record.status == PASSED and freshness(snippet, record) is Freshness.FRESH
+            )
+        return seen[key]
 
     return read
+
+
+_BLOCKS: MarkdownIt | None = None
+
+
+def _block_tokens(body: str) -> list[Token]:
+    """Block tokens only (paragraph and heading line ranges): the inline pass is not needed here."""
+    global _BLOCKS
+    if _BLOCKS is None:
+        _BLOCKS = make_parser().disable("inline")
+    return _BLOCKS.parse(body)
 
 
 def _mask(text: str) -> str:
@@ -124,7 +141,7 @@ def _linked_outputs(glossary: Glossary, term: Term, read: OutputsReader, first_l
 
 def term_figure_diagnostics(glossary: Glossary, term: Term, read: OutputsReader) -> list[Diagnostic]:
     body_lines = term.body.splitlines()
-    tokens = parser().parse(term.body)
+    tokens = _block_tokens(term.body)
     out: list[Diagnostic] = []
     for snippet, start, end in _prose_ranges(term, tokens):
         own = list(read(term, snippet))

@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 #: Unit spellings -> canonical unit. Longest spellings first in the regex below.
 _UNITS: dict[str, str] = {
@@ -197,15 +198,20 @@ def _table_figures(stdout: str) -> list[tuple[float, str]]:
     return found
 
 
+@lru_cache(maxsize=4096)
+def _stdout_figures(stdout: str) -> tuple[tuple[float, str], ...]:
+    """(value, unit) of every figure one record printed; records are quoted by many sentences."""
+    return tuple((f.value, f.unit) for f in parse_figures(stdout)) + tuple(_table_figures(stdout))
+
+
+@lru_cache(maxsize=1024)
+def _written_figures(written: str) -> frozenset[tuple[float, str]]:
+    return frozenset((f.value, f.unit) for f in parse_figures(written))
+
+
 def printed_figures(outputs: Iterable[RecordOutput]) -> list[tuple[str, float, str]]:
     """(gpu_name, value, unit) for every figure in the records' stdout, tables included."""
-    found: list[tuple[str, float, str]] = []
-    for output in outputs:
-        for figure in parse_figures(output.stdout):
-            found.append((output.gpu_name, figure.value, figure.unit))
-        for value, unit in _table_figures(output.stdout):
-            found.append((output.gpu_name, value, unit))
-    return found
+    return [(output.gpu_name, value, unit) for output in outputs for value, unit in _stdout_figures(output.stdout)]
 
 
 def _matches(figure: Figure, value: float) -> bool:
@@ -253,12 +259,13 @@ def _is_reference(sentence: str, figure: Figure) -> bool:
 
 def quoted_figures(prose: str, outputs: Sequence[RecordOutput], written: str = "") -> list[Figure]:
     """Figures in ``prose`` that match a figure the records printed: the measurements it quotes."""
-    constants = {(f.value, f.unit) for f in parse_figures(written)}
+    constants = _written_figures(written)
+    printed = printed_figures(outputs)
     found: list[Figure] = []
     for figure in parse_figures(prose):
         if (figure.value, figure.unit) in constants or _is_reference(prose, figure):
             continue
-        same_unit = [v for _, v, u in printed_figures(outputs) if u == figure.unit]
+        same_unit = [v for _, v, u in printed if u == figure.unit]
         if any(_is_neighbour(figure, v) for v in same_unit) and any(_matches(figure, v) for v in same_unit):
             found.append(figure)
     return found
@@ -272,7 +279,7 @@ def figure_problems(prose: str, outputs: Sequence[RecordOutput], written: str = 
     may repeat without their being measurements (the snippet's source and output fence:
     "a 256 MiB buffer", "1e8 cycles, about 50 ms"); only its figures with units count.
     """
-    constants = {(f.value, f.unit) for f in parse_figures(written)}
+    constants = _written_figures(written)
     problems: list[FigureProblem] = []
     for figure in parse_figures(prose):
         if (figure.value, figure.unit) in constants or _is_reference(prose, figure):
