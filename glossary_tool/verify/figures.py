@@ -23,7 +23,8 @@ Rules (documented in CONTRIBUTING.md, "Figures in prose"):
   sentence names) and is matched against that GPU's records only; with no record from that GPU it
   is not checked here. One GPU's output is never quoted as another's.
 * A figure within a few words of "peak", "theoretical", "datasheet", "maximum", "specified",
-  "rated", "nominal", "advertised", "raw", "roof" or "quoted" is a specification, not a measurement,
+  "rated", "nominal", "advertised", "raw", "roof", "quoted" or "carries" ("the 450 GB/s each way
+  that NVLink 4 carries") is a specification, not a measurement,
   and is not checked; nor is a threshold ("shorter than about 10 us") or the result of arithmetic
   written out before it ("2 x 114 KiB = 228 KiB").
 
@@ -83,7 +84,7 @@ _NOT_A_QUOTE = re.compile(r"(?:\bthan(?:\s+(?:about|roughly|around|~))?|=)\s*$",
 _LOWER = re.compile(r"(?:\bover|\bmore than|\babove|\bat least|\bexceeding|\bbeyond)\s*$", re.I)
 _UPPER = re.compile(r"(?:\bunder|\bless than|\bbelow|\bat most|\bup to|\bwithin)\s*$", re.I)
 _REFERENCE = re.compile(
-    r"\b(?:peaks?|theoretical|datasheet|data sheet|maximum|max|specified|spec|rated|nominal|advertised|raw|roof|quotes|quoted)\b", re.I
+    r"\b(?:peaks?|theoretical|datasheet|data sheet|maximum|max|specified|spec|rated|nominal|advertised|raw|roof|quotes|quoted|carries)\b", re.I
 )
 _GPU = re.compile(r"\b(H100|H200|H20|A100|B200|GB200|L40S?)\b")
 
@@ -253,7 +254,7 @@ def _gpu_of(sentence: str, offset: int) -> str | None:
 def _is_reference(sentence: str, figure: Figure) -> bool:
     """A figure presented as a specification, not a measurement ("the 1,980 MHz maximum")."""
     end = figure.offset + len(figure.text)
-    window = sentence[max(0, figure.offset - 40) : end + 40]
+    window = sentence[max(0, figure.offset - 50) : end + 50]
     return _REFERENCE.search(window) is not None or _NOT_A_QUOTE.search(sentence[max(0, figure.offset - 20) : figure.offset]) is not None
 
 
