@@ -59,7 +59,6 @@ from glossary_tool.load.toc import TOC_NAME, ReadingOrder, read_toc
 from glossary_tool.model import Section, Term
 from glossary_tool.pipeline import Loaded, Project, load_project
 from glossary_tool.text import normalize_name
-from glossary_tool.verify.figure_check import figure_diagnostics
 from glossary_tool.verify.freshness import snippet_diagnostics
 
 GIT_TIMEOUT = 60
@@ -341,6 +340,10 @@ def check_paths(root: Path, changed: Iterable[str], old: Mapping[str, str] | Non
     changed_diagrams = {PurePosixPath(p).stem for p in changed if PurePosixPath(p).parent.as_posix() == project.diagrams_dir.name and PurePosixPath(p).suffix in DIAGRAM_SUFFIXES}
     reported_terms |= {e.shown for e in entries if e.term is not None and set(e.term.diagrams) & changed_diagrams}
     load_fully(reported_terms)
+    if check_records:
+        # figure-drift also reads the records of the terms a reported term links to.
+        linked = holders({normalize_name(x.target) for p in reported_terms if by_path[p].term for x in by_path[p].term.xrefs})
+        load_fully(p for p in linked if (project.records_dir / by_path[p].section / by_path[p].path.stem).is_dir())
 
     # What else decides the reported terms' diagnostics: the headings their #anchors point
     # at, and whether anything links to them (the orphan warning).
@@ -351,10 +354,6 @@ def check_paths(root: Path, changed: Iterable[str], old: Mapping[str, str] | Non
     # One parsed candidate per term usually settles it; only terms still orphaned after
     # linking get all their candidates parsed, and are linked again.
     load_fully({min(c) for c in linkers.values() if c and not any(by_path[x].parsed for x in c)})
-    if check_records:
-        # figure-drift also reads the records of the terms a reported term links to.
-        linked = holders({normalize_name(x.target) for p in reported_terms if by_path[p].term for x in by_path[p].term.xrefs})
-        load_fully(p for p in linked if (project.records_dir / by_path[p].section / by_path[p].path.stem).is_dir())
     glossary, graph, problems = _link(gdir, entries, pages, home, order, out)
     orphaned = {d.path for d in problems if d.code == "orphan" and d.path in reported_terms}
     unparsed = {x for p in orphaned for x in linkers[p] if not by_path[x].parsed}
@@ -363,12 +362,14 @@ def check_paths(root: Path, changed: Iterable[str], old: Mapping[str, str] | Non
         glossary, graph, problems = _link(gdir, entries, pages, home, order, out)
     diagnostics = list(out) + problems
     if check_records:
-        reported_list = [t for t in glossary.ordered_terms() if t.path in reported_terms]
-        diagnostics += snippet_diagnostics(reported_list, project.records_dir)
-        diagnostics += figure_diagnostics(glossary, reported_list, project.records_dir)
+        diagnostics += snippet_diagnostics([t for t in glossary.ordered_terms() if t.path in reported_terms], project.records_dir)
     drawn = load_diagrams(project.diagrams_dir, project.root)
     diagnostics += drawn.diagnostics
     diagnostics += check_diagrams(drawn.diagrams, glossary, drawn.broken)
+    if check_records:
+        from glossary_tool.verify.figure_check import figure_diagnostics
+
+        diagnostics += figure_diagnostics(glossary, [t for t in glossary.ordered_terms() if t.path in reported_terms], project.records_dir)
     # Diagrams naming a changed term (it may be gone), or shown by one now or at the base
     # (they may now be unused).
     shown_by = old_diagrams | {name for p in as_changed if by_path[p].term for name in by_path[p].term.diagrams}
