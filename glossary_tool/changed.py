@@ -341,6 +341,10 @@ def check_paths(root: Path, changed: Iterable[str], old: Mapping[str, str] | Non
     changed_diagrams = {PurePosixPath(p).stem for p in changed if PurePosixPath(p).parent.as_posix() == project.diagrams_dir.name and PurePosixPath(p).suffix in DIAGRAM_SUFFIXES}
     reported_terms |= {e.shown for e in entries if e.term is not None and set(e.term.diagrams) & changed_diagrams}
     load_fully(reported_terms)
+    if check_records:
+        # figure-drift also reads the records of the terms a reported term links to.
+        linked = holders({normalize_name(x.target) for p in reported_terms if by_path[p].term for x in by_path[p].term.xrefs})
+        load_fully(p for p in linked if (project.records_dir / by_path[p].section / by_path[p].path.stem).is_dir())
 
     # What else decides the reported terms' diagnostics: the headings their #anchors point
     # at, and whether anything links to them (the orphan warning).
@@ -363,6 +367,10 @@ def check_paths(root: Path, changed: Iterable[str], old: Mapping[str, str] | Non
     drawn = load_diagrams(project.diagrams_dir, project.root)
     diagnostics += drawn.diagnostics
     diagnostics += check_diagrams(drawn.diagrams, glossary, drawn.broken)
+    if check_records:
+        from glossary_tool.verify.figure_check import figure_diagnostics
+
+        diagnostics += figure_diagnostics(glossary, [t for t in glossary.ordered_terms() if t.path in reported_terms], project.records_dir)
     # Diagrams naming a changed term (it may be gone), or shown by one now or at the base
     # (they may now be unused).
     shown_by = old_diagrams | {name for p in as_changed if by_path[p].term for name in by_path[p].term.diagrams}

@@ -67,4 +67,9 @@ def load_project(root: Path, *, check_records: bool = True) -> Loaded:
     drawn = load_diagrams(project.diagrams_dir, project.root)
     diagnostics += drawn.diagnostics
     diagnostics += check_diagrams(drawn.diagrams, glossary, drawn.broken)
+    if check_records:
+        # Prose quoting a snippet's output must quote what its records hold (figure-drift).
+        from glossary_tool.verify.figure_check import figure_diagnostics
+
+        diagnostics += figure_diagnostics(glossary, glossary.ordered_terms(), project.records_dir)
     return Loaded(project, glossary, graph, tuple(diagnostics), drawn.diagrams)

@@ -1,0 +1,170 @@
+"""Figures quoted in prose against the records: markdown in, `figure-drift` diagnostics out."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from glossary_tool.cli import main
+from glossary_tool.pipeline import load_project
+from glossary_tool.verify.figures import RecordOutput, figure_problems, parse_figures
+from glossary_tool.verify.records import sha256
+from tests.conftest import trio
+
+H200 = "NVIDIA H200"
+H100 = "NVIDIA H100 80GB HBM3"
+SOURCE = "int main() {}\n"
+
+
+def problems(prose: str, stdout: str, gpu: str = H200, written: str = "") -> list[str]:
+    return [p.figure.text for p in figure_problems(prose, [RecordOutput(gpu, stdout)], written)]
+
+
+@pytest.mark.parametrize(
+    ("prose", "stdout", "flagged"),
+    [
+        ("A hop took 416 cycles.", "L2 416 cycles\n", []),
+        ("A hop took 414 cycles.", "L2 416 cycles\n", ["414 cycles"]),  # drifted from the record
+        ("It took 0.20 ms.", "0.204 ms\n", []),  # rounds to the written precision
+        ("It took 0.20 ms.", "0.206 ms\n", ["0.20 ms"]),
+        ("It took 340 ns.", "339.3 ns\n", []),  # trailing zeros of 3+ digits are rounding
+        ("It took 40 cycles.", "44 cycles\n", ["40 cycles"]),  # but 40 is exact
+        ("It took about 40 cycles.", "43 cycles\n", []),  # a hedge allows 10 %
+        ("It took about 40 cycles.", "45 cycles\n", ["40 cycles"]),
+        ("It ran at over 50 GB/s.", "55.3 GB/s\n", []),
+        ("It ran at up to 50 GB/s.", "55.3 GB/s\n", ["50 GB/s"]),
+        ("Copies ran at 6.2-8.1 GB/s.", "7.5 GB/s\n", []),  # a range holds a printed value
+        ("Copies ran at 8.2-9.1 GB/s.", "7.5 GB/s\n", ["8.2-9.1 GB/s"]),
+        ("It took 290 to 300 cycles.", "276 cycles\n", ["290 to 300 cycles"]),
+        ("It reached 4.8 TB/s.", "1.2 TB/s\n", []),  # no printed figure near it: not a quote
+        ("It reached the 4.8 TB/s peak.", "4.3 TB/s\n", []),  # a specification
+        ("Kernels shorter than about 10 us suffer.", "8.5 us\n", []),  # a threshold
+        ("2 x (113 + 1) KiB = 228 KiB fits.", "227 KiB\n", []),  # arithmetic shown in the text
+        ("A 16 x 16 tile, 1.99x faster.", "1.99x\n16 x\n", []),
+        ("The speedup was 1.9x.", "speedup 1.99x\n", ["1.9x"]),
+    ],
+)
+def test_tolerance_rules(prose, stdout, flagged):
+    assert problems(prose, stdout) == flagged
+
+
+def test_tables_with_units_in_the_header_are_read():
+    table = "op      MiB   time_us   busbw_GB/s\nallreduce  512   1703.2   315.2\n\nafter 300 GB/s\n"
+    assert problems("It reached a bus bandwidth of 315 GB/s.", table) == []
+    assert problems("It reached a bus bandwidth of 310 GB/s.", table) == ["310 GB/s"]
+    assert problems("It took 1,703 us.", table) == []
+
+
+def test_figures_repeated_from_the_source_are_not_measurements():
+    assert problems("Each of the 256 MiB copies.", "copied 250 MiB\n", written="const size_t bytes = 256; // 256 MiB") == []
+
+
+def test_a_figure_is_quoted_for_the_gpu_named_before_it():
+    outputs = [RecordOutput(H200, "L2 288 cycles\n"), RecordOutput(H100, "L2 276 cycles\n")]
+    assert [p.figure.text for p in figure_problems("On the H100 an L2 hit took 288 cycles.", outputs)] == ["288 cycles"]
+    assert figure_problems("On the H100 an L2 hit took 276 cycles, on the H200 288 cycles.", outputs) == []
+    (problem,) = figure_problems("On the H200 an L2 hit took 276 cycles.", outputs)
+    assert problem.gpus == (H200,) and problem.near == (288.0,)
+    # No record from the GPU the sentence names: nothing to check it against.
+    assert figure_problems("On an A100 an L2 hit took 200 cycles.", outputs) == []
+
+
+def test_parse_keeps_the_written_text_and_offset():
+    (range_, single) = parse_figures("ran at 6.2-8.1 GB/s, 7.5 GB/s")
+    assert (range_.text, range_.value, range_.high, range_.offset) == ("6.2-8.1 GB/s", 6.2, 8.1, 7)
+    assert (single.text, single.offset, single.qualifier) == ("7.5 GB/s", 21, "")
+
+
+# --- the check on a glossary on disk -------------------------------------------------------
+
+SNIPPET = '```cuda verify name="x"\nint main() {}\n```\n\n```output\n...\n```\n'
+
+
+def _record(root: Path, term: str, stdout: str, *, source: str = SOURCE, gpu: str = H200, status: str = "passed", section: str = "device-software") -> None:
+    data = dict(section=section, term=term, name="x", lang="cuda", options={}, source_sha256=sha256(source), status=status, reason="",
+                stdout=stdout, stderr="", exit_status=0, duration_s=0.1, date="2026-11-23", nvcc_version="13.0.88",
+                machine=dict(gpu_name=gpu, compute_capability="9.0", sm_count=132, driver_version="580", cuda_runtime_version="13.0", nvcc_version="13.0.88"))
+    path = root / f"snippets/{section}/{term}/x.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data))
+
+
+def _glossary(make_glossary, warp_extra: str, thread_extra: str = "") -> Path:
+    return make_glossary(trio({"warp": warp_extra, "thread": thread_extra}))
+
+
+def _codes(root: Path) -> list[tuple[str, str, int, int]]:
+    return [(d.code, d.path, d.line, d.col) for d in load_project(root).diagnostics]
+
+
+def test_drifted_figure_is_reported_at_its_position(make_glossary):
+    root = _glossary(make_glossary, SNIPPET + "\nOn the H200 we ran this on, a hop took about 29 cycles and\nan L2 hit 414 cycles.\n")
+    _record(root, "warp", "shared 29 cycles\nL2 416 cycles\n")
+    # Seven lines of front matter, one of body, then the snippet (lines 9-15) and the prose.
+    diags = load_project(root).diagnostics
+    (d,) = diags
+    assert (d.code, d.path, d.line, d.col) == ("figure-drift", "glossary/device-software/warp.md", 18, 11)
+    assert "'414 cycles'" in d.message and "416 cycles" in d.message and "snippet 'x'" in d.message
+
+
+def test_figures_that_match_are_clean(make_glossary):
+    root = _glossary(make_glossary, SNIPPET + "\nOn the H200 we ran this on, an L2 hit took 416 cycles; `414 cycles` is code.\n")
+    _record(root, "warp", "L2 416 cycles\n")
+    assert _codes(root) == []
+
+
+def test_stale_or_failed_records_are_not_quoted_against(make_glossary):
+    body = SNIPPET + "\nOn the H200 we ran this on, an L2 hit took 414 cycles.\n"
+    root = _glossary(make_glossary, body)
+    _record(root, "warp", "L2 416 cycles\n", source="int main() { return 0; }\n")
+    assert [c for c, *_ in _codes(root)] == ["snippet-stale"]
+    _record(root, "warp", "L2 416 cycles\n", status="failed")
+    assert [c for c, *_ in _codes(root)] == ["snippet-failed"]
+
+
+def test_prose_after_a_heading_belongs_to_no_snippet(make_glossary):
+    root = _glossary(make_glossary, SNIPPET + "\n## Elsewhere\n\nAnother GPU took 414 cycles.\n")
+    _record(root, "warp", "L2 416 cycles\n")
+    assert _codes(root) == []
+
+
+def test_a_linked_term_lends_its_records_to_the_sentence(make_glossary):
+    root = _glossary(make_glossary, SNIPPET + "\nThe [[thread]] page timed the same hop at 305 cycles.\n", thread_extra=SNIPPET)
+    _record(root, "warp", "L2 416 cycles\n")
+    _record(root, "thread", "L2 301 cycles\n")
+    assert [c for c, *_ in _codes(root)] == ["figure-drift"]
+    _record(root, "thread", "L2 305 cycles\n")
+    assert _codes(root) == []
+
+
+def test_cli_reports_figure_drift_and_fails(make_glossary, capsys):
+    root = _glossary(make_glossary, SNIPPET + "\nOn the H200 we ran this on, it copied at 7.9 GB/s.\n")
+    _record(root, "warp", "pageable 8.5 GB/s\n")
+    assert main(["--root", str(root), "check"]) == 1
+    (line,) = capsys.readouterr().out.strip().splitlines()
+    assert line.startswith("glossary/device-software/warp.md:17:42: error: '7.9 GB/s' matches no figure the snippet printed on NVIDIA H200")
+    assert line.endswith("[figure-drift]")
+
+
+
+def test_check_changed_reports_figure_drift_like_a_full_check(make_glossary):
+    from glossary_tool.changed import check_paths
+
+    root = _glossary(make_glossary, SNIPPET + "\nThe [[thread]] page timed the same hop at 305 cycles.\n", thread_extra=SNIPPET)
+    _record(root, "warp", "L2 416 cycles\n")
+    _record(root, "thread", "L2 301 cycles\n")
+    full = [d.format() for d in load_project(root).diagnostics if d.code == "figure-drift"]
+    fast = [d.format() for d in check_paths(root, {"glossary/device-software/warp.md"}).diagnostics if d.code == "figure-drift"]
+    assert len(full) == 1 and fast == full
+
+
+def test_a_paragraph_quoting_the_record_must_name_the_gpu(make_glossary):
+    root = _glossary(make_glossary, SNIPPET + "\nAn L2 hit took 416 cycles.\n")
+    _record(root, "warp", "L2 416 cycles\n")
+    (d,) = load_project(root).diagnostics
+    assert (d.code, d.severity.value, d.line, d.col) == ("figure-gpu", "warning", 17, 16)
+    assert "names no GPU" in d.message
+    root = _glossary(make_glossary, SNIPPET + "\nOn the H200 we ran this on, an L2 hit took 416 cycles.\n")
+    assert _codes(root) == []
