@@ -11,7 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from glossary_tool.emit.links import Linker
-from glossary_tool.model import VENDORS, Glossary, Snippet, Term, XRef
+from glossary_tool.link.equivalents import equivalent_target, plain_text
+from glossary_tool.model import PLATFORMS, Glossary, Snippet, Term, XRef
 from glossary_tool.text import normalize_name
 
 SnippetRenderer = Callable[[Term, Snippet], str]
@@ -113,13 +114,15 @@ class BodyRewriter:
         return self.body(owner)
 
 
-def equivalents_table(term: Term) -> str:
+def equivalents_table(term: Term, glossary: Glossary | None = None, linker: Linker | None = None) -> str:
     if not term.equivalents:
         return ""
     rows = ["| Platform | Name |", "| --- | --- |"]
     for key, value in term.equivalents:
-        label = VENDORS.get(key, key)
-        rows.append(f"| {label} | {md_escape_text(value).replace('|', '&#124;')} |")
+        label = PLATFORMS.get(key, key)
+        page = equivalent_target(glossary, term, key) if glossary is not None and linker is not None else None
+        cell = md_link(plain_text(value), linker.to_term(page[0], page[1]), page[0].summary) if page and linker else md_escape_text(plain_text(value))
+        rows.append(f"| {label} | {cell.replace('|', '&#124;')} |")
     return "\n".join(rows)
 
 
@@ -145,7 +148,7 @@ def term_markdown(term: Term, glossary: Glossary, linker: Linker, snippet_render
     parts.append(BodyRewriter(glossary, linker, snippet_renderer).body(term))
     if extra_after_body:
         parts.append(extra_after_body)
-    table = equivalents_table(term)
+    table = equivalents_table(term, glossary, linker)
     if table:
         parts.append(f"{sub} Equivalents\n\n{table}")
     parts.append(f"{sub} Sources\n\n{sources_list(term)}")

@@ -49,6 +49,8 @@ class FrontMatter:
     body_offset: int
     body: str
     diagnostics: tuple[Diagnostic, ...] = field(default=())
+    #: The YAML between the ``---`` lines as written (its first line is file line 2).
+    yaml_text: str = ""
 
 
 def split(path: str, text: str) -> tuple[str | None, int, str, list[Diagnostic]]:
@@ -113,7 +115,7 @@ def parse(path: str, text: str, allowed: tuple[str, ...] = TERM_FIELDS) -> Front
             out.append(error(path, line, col, "yaml-syntax", f"invalid YAML value for '{key}': {getattr(exc, 'problem', exc)}"))
             continue
         lines[key] = line
-    return FrontMatter(data, lines, offset, body, tuple(out))
+    return FrontMatter(data, lines, offset, body, tuple(out), yaml_text)
 
 
 def _is_str(value: Any) -> bool:
@@ -204,5 +206,5 @@ def validate_term(path: str, fm: FrontMatter) -> tuple[dict[str, Any], list[Diag
         if isinstance(value, dict) and all(isinstance(k, str) and (v is None or isinstance(v, str)) for k, v in value.items()):
             clean["equivalents"] = tuple((k, " ".join(v.split())) for k, v in value.items() if v and v.strip())
         else:
-            out.append(error(path, at("equivalents"), 1, "field-invalid", "field 'equivalents' must map vendor names (amd, apple, intel, vulkan, ...) to strings"))
+            out.append(error(path, at("equivalents"), 1, "field-invalid", "field 'equivalents' must map vendor names (amd, apple, intel, vulkan, ...) to strings; quote a value that starts with '[[', as in amd: \"[[wavefront]]\""))
     return clean, out
