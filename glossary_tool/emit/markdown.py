@@ -10,8 +10,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from glossary_tool.emit.equivalents import equivalent_cell
 from glossary_tool.emit.links import Linker
-from glossary_tool.link.equivalents import equivalent_target, plain_text
+from glossary_tool.link.equivalents import plain_text
 from glossary_tool.model import PLATFORMS, Glossary, Snippet, Term, XRef
 from glossary_tool.text import normalize_name
 
@@ -120,8 +121,8 @@ def equivalents_table(term: Term, glossary: Glossary | None = None, linker: Link
     rows = ["| Platform | Name |", "| --- | --- |"]
     for key, value in term.equivalents:
         label = PLATFORMS.get(key, key)
-        page = equivalent_target(glossary, term, key) if glossary is not None and linker is not None else None
-        cell = md_link(plain_text(value), linker.to_term(page[0], page[1]), page[0].summary) if page and linker else md_escape_text(plain_text(value))
+        text, page, anchor = equivalent_cell(glossary, term, key, value, display_text) if glossary is not None else (plain_text(value), None, None)
+        cell = md_link(text, linker.to_term(page, anchor), page.summary) if page is not None and linker is not None else md_escape_text(text)
         rows.append(f"| {label} | {cell.replace('|', '&#124;')} |")
     return "\n".join(rows)
 

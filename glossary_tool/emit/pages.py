@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from glossary_tool.emit.equivalents import equivalent_cell
 from glossary_tool.emit.links import Linker, RelativeLinker, term_src
-from glossary_tool.emit.markdown import BodyRewriter, md_escape_text, md_link, term_list
-from glossary_tool.link.equivalents import equivalent_target, plain_text
+from glossary_tool.emit.markdown import BodyRewriter, display_text, md_escape_text, md_link, term_list
+from glossary_tool.link.equivalents import equivalent_target
 from glossary_tool.model import Glossary, Section, Term
 
 AZ_SRC = "a-z.md"
@@ -91,7 +92,7 @@ def rosetta_rows(glossary: Glossary) -> list[tuple[Term, dict[str, str]]]:
 
     rows = []
     for term in glossary.ordered_terms():
-        names = {k: plain_text(v) for k, v in term.equivalents if k in VENDORS}
+        names = {k: equivalent_cell(glossary, term, k, v, display_text)[0] for k, v in term.equivalents if k in VENDORS}
         if names:
             rows.append((term, names))
     return rows
