@@ -61,3 +61,31 @@ def test_rosetta_in_llms_txt_and_epub(real_site):
     text = (real_site / "llms.txt").read_text(encoding="utf-8")
     assert "[Rosetta](https://gpu-glossary.github.io/gpu-glossary/rosetta.md)" in text
     assert (real_site / "rosetta.md").is_file()
+
+
+def test_search_ranks_vendor_names_on_their_own_pages(real_site):
+    """Material's search ranks title and tag matches above text, so an AMD name must be the
+    title or a tag of its AMD page and of no CUDA page (which only mentions it in text), and
+    the CUDA name the title or a tag of the CUDA page only: 'LDS' finds the LDS page first,
+    'shared memory' the CUDA one."""
+    glossary = load_project(REPO).glossary
+    docs = json.loads((real_site / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
+    strong: dict[str, set[str]] = {}
+    for doc in docs:
+        if "#" in doc["location"]:
+            continue
+        for name in [doc["title"], *doc.get("tags", [])]:
+            strong.setdefault(name.lower(), set()).add(doc["location"])
+    pairs = 0
+    for term in glossary.ordered_terms():
+        link = glossary.equivalent_links.get(term.slug, {}).get("nvidia")
+        if term.section != "amd" or link is None:
+            continue
+        cuda = glossary.terms[link.target]
+        amd_page, cuda_page = f"amd/{term.slug}/", f"{cuda.section}/{cuda.slug}/"
+        for name in (term.abbreviation, *term.aliases):
+            if name:
+                assert amd_page in strong[name.lower()] and cuda_page not in strong[name.lower()], name
+        assert cuda_page in strong[cuda.display_title.lower()] and amd_page not in strong[cuda.display_title.lower()]
+        pairs += 1
+    assert pairs >= 30
