@@ -72,23 +72,3 @@ def test_unclosed_and_empty_brackets():
     found = parse_body("t.md", "an [[unclosed reference and [[]] empty\n", 0)
     assert found.xrefs == ()
     assert [d.code for d in found.diagnostics] == ["xref-empty"]
-
-
-TABLE = "| format | bits |\n|---|---|\n| [[tf32\\|TF32]] | 19 |\n| plain, then [[fp16|FP16]] | 16 |\n"
-
-
-def test_escaped_pipe_in_a_table_cell_is_one_reference_at_its_place():
-    parsed = parse_body("t.md", TABLE, 10)
-    (x,) = parsed.xrefs
-    assert (x.target, x.text, x.raw) == ("tf32", "TF32", "[[tf32\\|TF32]]")
-    assert (x.line, x.col) == (13, 3)
-    assert TABLE.split("\n")[x.line - 11][x.col - 1 :].startswith(x.raw)
-
-
-def test_bare_pipe_in_a_table_cell_is_reported_where_it_splits_the_cell():
-    (d,) = parse_body("t.md", TABLE, 10).diagnostics
-    assert (d.code, d.line) == ("xref-table-pipe", 14)
-    assert TABLE.split("\n")[d.line - 11][d.col - 1 :].startswith("[[fp16|FP16]]")
-    assert "[[fp16\\|FP16]]" in d.message
-    # outside a table the bare form is the normal one
-    assert not parse_body("t.md", "Text with [[fp16|FP16]].\n", 0).diagnostics

@@ -218,8 +218,6 @@ def parse_body(path: str, body: str, offset: int, *, is_term: bool = True) -> Pa
                 out.append(warning(path, line, 1, "h1-in-body", "do not start a section with '#': the page title comes from the 'title' field; use '##'"))
         elif token.type == "inline":
             _inline(path, offset, lines, token, xrefs, out, cursor)
-        elif token.type == "table_open":
-            _check_table_pipes(path, offset, lines, token, out)
 
     prose = [line for i, line in enumerate(lines) if i not in code_lines]
     prose_text = XREF_RE.sub(lambda m: (m.group("text") or m.group("target")) + m.group("suffix"), "\n".join(prose))
@@ -243,7 +241,6 @@ def _inline(path: str, offset: int, lines: list[str], token: Token, xrefs: list[
             continue
         meta = child.meta
         pos = meta["pos"]
-        raw = child.content
         if newlines is None:  # once per inline token, not per xref: 20,000 xrefs on a line stay linear
             newlines = [m.start() for m in _NEWLINE.finditer(content)]
         k = bisect.bisect_left(newlines, pos)  # newlines before pos
@@ -254,19 +251,17 @@ def _inline(path: str, offset: int, lines: list[str], token: Token, xrefs: list[
         if start_line is not None and start_line + k < len(lines):
             body_line = start_line + k
             source_line = lines[body_line]
-            if "|" in raw and raw not in source_line:  # "[[a\|b]]" in a table cell reaches us unescaped
-                raw = raw.replace("|", "\\|")
             if k not in bases:
                 content_line = content[line_start : newlines[k] if k < len(newlines) else len(content)]
                 bases[k] = source_line.find(content_line) if content_line else -1
             base = bases[k]
-            if base >= 0 and source_line.startswith(raw, base + col_in_content):
+            if base >= 0 and source_line.startswith(child.content, base + col_in_content):
                 col = base + col_in_content
             else:
-                found = source_line.find(raw)
+                found = source_line.find(child.content)
                 col = found if found >= 0 else None
         if body_line is None or col is None:  # e.g. table cells without maps: search forward
-            body_line, col = _search(lines, raw, cursor)
+            body_line, col = _search(lines, child.content, cursor)
         cursor["line"], cursor["col"] = body_line, col + 1
         xref = XRef(
             target=meta["target"],
@@ -275,7 +270,7 @@ def _inline(path: str, offset: int, lines: list[str], token: Token, xrefs: list[
             suffix=meta["suffix"],
             line=offset + body_line + 1,
             col=col + 1,
-            raw=raw,
+            raw=child.content,
         )
         if not xref.target:
             out.append(error(path, xref.line, xref.col, "xref-empty", f"cross-reference '{xref.raw}' names no term"))
@@ -285,20 +280,6 @@ def _inline(path: str, offset: int, lines: list[str], token: Token, xrefs: list[
     # and passes through tags markdown-it reads as text (<img/src=x/onerror=...>).
     text_only = _CODE_SPAN.sub(lambda m: "\n" * m.group(0).count("\n"), content)
     _check_html(path, offset + (start_line or 0) + 1, text_only, out)
-
-
-_PIPED_XREF = re.compile(r"\[\[[^\[\]\n]*?(?<!\\)\|[^\[\]\n]*\]\]")
-
-
-def _check_table_pipes(path: str, offset: int, lines: list[str], token: Token, out: list[Diagnostic]) -> None:
-    """A table row splits cells at every unescaped '|', so "[[a|b]]" in a cell becomes two cells
-    and no link, silently; in a table the text must be written "[[a\\|b]]"."""
-    start, end = token.map or (0, 0)
-    for number in range(start, min(end, len(lines))):
-        text = _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), lines[number])
-        for match in _PIPED_XREF.finditer(text):
-            fixed = match.group(0).replace("|", "\\|")
-            out.append(error(path, offset + number + 1, match.start() + 1, "xref-table-pipe", f"'|' inside a cross-reference ends the table cell; write {fixed} in a table"))
 
 
 def _search(lines: list[str], raw: str, cursor: dict[str, int]) -> tuple[int, int]:
