@@ -10,8 +10,9 @@ from __future__ import annotations
 from bs4 import BeautifulSoup
 from markdown_it import MarkdownIt
 
+from glossary_tool.emit.equivalents import equivalent_cell_html
 from glossary_tool.emit.links import RelativeLinker, term_src
-from glossary_tool.emit.markdown import term_markdown
+from glossary_tool.emit.markdown import display_text, term_markdown
 from glossary_tool.emit.pages import ROSETTA_SRC, rosetta_markdown
 from glossary_tool.link.equivalents import equivalent_target
 from glossary_tool.model import VENDORS
@@ -147,3 +148,20 @@ def test_equivalent_target_follows_renames(make_glossary):
     target = equivalent_target(glossary, glossary.terms["warp"], "amd")
     assert target is not None and (target[0].slug, target[1]) == ("wavefront", None)
     assert equivalent_target(glossary, glossary.terms["thread"], "amd") is None
+
+
+def test_cell_as_html_fragment_for_html_renderers(make_glossary):
+    """The HTML renderer's hook: one fragment per cell, a link where the value names a page."""
+    root = make_glossary(amd_pair('equivalents:\n  amd: "[[wavefront]] <64 lanes>"\n  apple: SIMD & group'))
+    glossary = load_project(root).glossary
+    warp = glossary.terms["warp"]
+    values = dict(warp.equivalents)
+
+    def href(target, anchor):
+        return f"/{target.section}/{target.slug}/" + (f"#{anchor}" if anchor else "")
+
+    amd = BeautifulSoup(equivalent_cell_html(glossary, warp, "amd", values["amd"], display_text, href), "html.parser")
+    (a,) = amd.find_all("a")
+    assert (a["href"], a["title"], a.get_text()) == ("/amd/wavefront/", glossary.terms["wavefront"].summary, "wavefront <64 lanes>")
+    apple = BeautifulSoup(equivalent_cell_html(glossary, warp, "apple", values["apple"], display_text, href), "html.parser")
+    assert apple.find("a") is None and apple.get_text() == "SIMD & group"

@@ -7,6 +7,7 @@ reference would in a body (a slug shows the page's title) and the cell links the
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 
 from glossary_tool.link.equivalents import equivalent_target, plain_text
@@ -26,3 +27,13 @@ def equivalent_cell(glossary: Glossary, term: Term, vendor: str, value: str, sho
     xref = glossary.equivalent_links[term.slug][vendor].xref
     shown = value.replace(xref.raw, shown(xref, target), 1)
     return plain_text(shown), target, anchor
+
+
+def equivalent_cell_html(glossary: Glossary, term: Term, vendor: str, value: str, shown: Shown, href: Callable[[Term, str | None], str]) -> str:
+    """The cell as an HTML fragment: a link to the vendor's page (its summary as the tooltip)
+    where the value names one, else the escaped text. For HTML renderers, which call it with
+    their own ``href`` (target, anchor) -> URL."""
+    text, page, anchor = equivalent_cell(glossary, term, vendor, value, shown)
+    if page is None:
+        return html.escape(text, quote=False)
+    return f'<a href="{html.escape(href(page, anchor))}" title="{html.escape(page.summary)}">{html.escape(text, quote=False)}</a>'
