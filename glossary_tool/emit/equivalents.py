@@ -25,8 +25,8 @@ def equivalent_cell(glossary: Glossary, term: Term, vendor: str, value: str, sho
         return plain_text(value), None, None
     target, anchor = page
     xref = glossary.equivalent_links[term.slug][vendor].xref
-    shown = value.replace(xref.raw, shown(xref, target), 1)
-    return plain_text(shown), target, anchor
+    text = value.replace(xref.raw, shown(xref, target), 1)
+    return plain_text(text), target, anchor
 
 
 def equivalent_cell_html(glossary: Glossary, term: Term, vendor: str, value: str, shown: Shown, href: Callable[[Term, str | None], str]) -> str:
