@@ -185,7 +185,7 @@ def front_matter(shown: str, text: str) -> frontmatter.FrontMatter:
         except yaml.YAMLError:
             continue
         lines[key] = key_node.start_mark.line + 2
-    return frontmatter.FrontMatter(data, lines, offset, body)
+    return frontmatter.FrontMatter(data, lines, offset, body, (), yaml_text=yaml_text)
 
 
 @dataclass
@@ -329,7 +329,7 @@ def check_paths(root: Path, changed: Iterable[str], old: Mapping[str, str] | Non
 
     # Terms and pages whose cross-references name a changed term (now or at the base).
     load_fully(may_link(named))
-    referrers = {e.shown for e in entries if e.term is not None and any(normalize_name(x.target) in named for x in e.term.xrefs)}
+    referrers = {e.shown for e in entries if e.term is not None and any(normalize_name(x.target) in named for x in (*e.term.xrefs, *(x for _, x in e.term.equivalent_xrefs)))}
     page_list = [p.page for p in [*pages.values(), home] if p is not None and p.page is not None]
     page_referrers = {p.path for p in page_list if any(normalize_name(x.target) in named for x in p.xrefs)}
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from glossary_tool import __version__
 from glossary_tool.diagnostics import GlossaryError, Severity, render
+from glossary_tool.model import SECTIONS
 
 
 def _root(args: argparse.Namespace) -> Path:
@@ -202,7 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     new = sub.add_parser("new", help="create a term file from the template and add it to the reading order")
     new.add_argument("title", help='the term\'s title, e.g. "Thread Block Cluster"')
-    new.add_argument("--section", required=True, help="device-hardware, device-software, host-software, performance or multi-gpu")
+    new.add_argument("--section", required=True, help=", ".join(SECTIONS))
     new.add_argument("--abbr", help="abbreviation, e.g. SM")
     new.add_argument("--slug", help="file name without .md (default: from the title)")
     new.add_argument("--alias", action="append", default=[], metavar="NAME", help="another name [[...]] may use (repeatable)")

@@ -17,6 +17,7 @@ SECTIONS: tuple[str, ...] = (
     "host-software",
     "performance",
     "multi-gpu",
+    "amd",
 )
 
 SECTION_TITLES: Mapping[str, str] = MappingProxyType(
@@ -26,6 +27,7 @@ SECTION_TITLES: Mapping[str, str] = MappingProxyType(
         "host-software": "Host Software",
         "performance": "Performance",
         "multi-gpu": "Multi-GPU",
+        "amd": "AMD GPUs and ROCm",
     }
 )
 
@@ -38,6 +40,10 @@ VENDORS: Mapping[str, str] = MappingProxyType(
         "vulkan": "Vulkan/WebGPU",
     }
 )
+
+#: Every key ``equivalents`` may label in a term's Equivalents table: the Rosetta vendors, plus
+#: ``nvidia`` for pages about other platforms (an AMD term names its CUDA counterpart there).
+PLATFORMS: Mapping[str, str] = MappingProxyType({**VENDORS, "nvidia": "NVIDIA CUDA"})
 
 
 @dataclass(frozen=True)
@@ -119,6 +125,8 @@ class Term:
     aliases: tuple[str, ...] = ()
     sources: tuple[Source, ...] = ()
     equivalents: tuple[tuple[str, str], ...] = ()
+    #: ``[[...]]`` references inside ``equivalents`` values, keyed by vendor, with file positions.
+    equivalent_xrefs: tuple[tuple[str, XRef], ...] = ()
     diagrams: tuple[str, ...] = ()
     xrefs: tuple[XRef, ...] = ()
     snippets: tuple[Snippet, ...] = ()
@@ -164,6 +172,8 @@ class Glossary:
     #: Incoming links per term slug: source slugs in reading order, each once.
     backlinks: Mapping[str, tuple[str, ...]]
     home: Section | None = None
+    #: term slug -> vendor -> the resolved ``[[...]]`` of its ``equivalents`` value (the page it links).
+    equivalent_links: Mapping[str, Mapping[str, Link]] = field(default_factory=dict)
     records: Mapping[tuple[str, str], object] = field(default_factory=dict)
 
     def ordered_terms(self) -> list[Term]:

@@ -153,6 +153,16 @@ def test_deleted_term_reports_the_links_it_breaks(repo, capsys):
     assert (path_of("delta"), "orphan") in codes, "beta was delta's only backlink"
 
 
+def test_renamed_title_reports_equivalents_that_named_it(repo, capsys):
+    """An `equivalents` value's [[...]] counts as a link: renaming its target reports the term holding it."""
+    edit(repo, "delta", "    url: https://docs.nvidia.com/cuda/cuda-c-programming-guide/\n", '    url: https://docs.nvidia.com/cuda/cuda-c-programming-guide/\nequivalents:\n  amd: "[[Epsilon Unit]] (64 lanes)"\n')
+    commit_all(repo)
+    edit(repo, "epsilon", "title: Epsilon Unit", "title: Echo Unit")
+    status, found, _ = run_check(repo, capsys, "--changed", "HEAD")
+    assert status == 1
+    assert (path_of("delta"), "xref-unknown") in found, "delta's equivalents linked epsilon by its old title"
+
+
 def test_removed_heading_reports_anchor_links(repo, capsys):
     edit(repo, "gamma", "## Details\n\nMore.\n", "")
     _, found, _ = run_check(repo, capsys, "--changed", "HEAD")

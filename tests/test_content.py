@@ -71,3 +71,35 @@ def test_verified_snippets_per_section(loaded):
 
 def test_no_warnings(loaded):
     assert not [d for d in loaded.diagnostics if d.severity is Severity.WARNING]
+
+
+def test_amd_section_links_both_ways(loaded):
+    """Issue 19: >= 30 AMD terms, each with >= 3 links, its NVIDIA counterpart linked from
+    `equivalents.nvidia` and a paragraph on where the analogy breaks; and from the CUDA side,
+    every AMD page is the target of some CUDA term's `equivalents.amd` or body link."""
+    glossary = loaded.glossary
+    amd = [t for t in glossary.ordered_terms() if t.section == "amd"]
+    assert len(amd) >= 30
+    for term in amd:
+        targets = {link.target for link in glossary.links[term.slug]}
+        assert len(targets) >= 3, term.slug
+        counterpart = glossary.equivalent_links.get(term.slug, {}).get("nvidia")
+        assert counterpart is not None and glossary.terms[counterpart.target].section != "amd", term.slug
+        assert "where-the-analogy-breaks" in {h.anchor for h in term.headings}, term.slug
+        from_cuda = {s for s, found in glossary.equivalent_links.items() if any(link.target == term.slug for link in found.values())}
+        from_cuda |= {s for s in glossary.backlinks[term.slug] if glossary.terms[s].section != "amd"}
+        assert from_cuda, f"{term.slug}: no CUDA term links here"
+
+
+def test_every_amd_equivalent_with_a_page_links_it(loaded):
+    """A CUDA term's `equivalents.amd` that starts with an AMD page's title or abbreviation must link that page."""
+    glossary = loaded.glossary
+    names = {name.lower(): t.slug for t in glossary.ordered_terms() if t.section == "amd" for name in (t.title, t.abbreviation) if name}
+    for term in glossary.ordered_terms():
+        value = dict(term.equivalents).get("amd")
+        if term.section == "amd" or value is None:
+            continue
+        first = value.split(" (")[0].strip().lower()
+        if first in names:
+            link = glossary.equivalent_links.get(term.slug, {}).get("amd")
+            assert link is not None and link.target == names[first], (term.slug, value)

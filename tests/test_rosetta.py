@@ -7,12 +7,14 @@ import json
 from bs4 import BeautifulSoup
 
 from glossary_tool.emit.pages import rosetta_rows
+from glossary_tool.link.equivalents import equivalent_target
 from glossary_tool.model import VENDORS
 from glossary_tool.pipeline import load_project
 from tests.conftest import REPO
 
 
 def test_rosetta_table_links_every_cell_to_its_term(real_site):
+    """A cell links the vendor's own page where the glossary has one (the AMD section), else the CUDA term."""
     glossary = load_project(REPO).glossary
     soup = BeautifulSoup((real_site / "rosetta" / "index.html").read_text(encoding="utf-8"), "html.parser")
     rows = soup.find("article").find_all("tr")
@@ -20,6 +22,7 @@ def test_rosetta_table_links_every_cell_to_its_term(real_site):
     assert headers == ["CUDA term", *VENDORS.values()]
     expected = {term.display_title: (term, names) for term, names in rosetta_rows(glossary)}
     seen = set()
+    linked_pages = 0
     for row in rows:
         cells = row.find_all("td")
         if not cells:
@@ -31,11 +34,15 @@ def test_rosetta_table_links_every_cell_to_its_term(real_site):
         assert href == f"../{term.section}/{term.slug}/"
         for cell, key in zip(cells[1:], VENDORS, strict=True):
             link = cell.find("a")
+            page = equivalent_target(glossary, term, key)
             if key in names:
-                assert link is not None and link["href"] == href and link.get_text() == names[key]
+                want = f"../{page[0].section}/{page[0].slug}/" if page else href
+                assert link is not None and link["href"] == want and link.get_text() == names[key]
+                linked_pages += page is not None
             else:
                 assert link is None
     assert seen == set(expected) and len(seen) >= 100
+    assert linked_pages >= 60  # the AMD column links the AMD section's pages
 
 
 def test_search_index_finds_terms_by_other_vendor_names(real_site):
@@ -54,3 +61,31 @@ def test_rosetta_in_llms_txt_and_epub(real_site):
     text = (real_site / "llms.txt").read_text(encoding="utf-8")
     assert "[Rosetta](https://gpu-glossary.github.io/gpu-glossary/rosetta.md)" in text
     assert (real_site / "rosetta.md").is_file()
+
+
+def test_search_ranks_vendor_names_on_their_own_pages(real_site):
+    """Material's search ranks title and tag matches above text, so an AMD name must be the
+    title or a tag of its AMD page and of no CUDA page (which only mentions it in text), and
+    the CUDA name the title or a tag of the CUDA page only: 'LDS' finds the LDS page first,
+    'shared memory' the CUDA one."""
+    glossary = load_project(REPO).glossary
+    docs = json.loads((real_site / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
+    strong: dict[str, set[str]] = {}
+    for doc in docs:
+        if "#" in doc["location"]:
+            continue
+        for name in [doc["title"], *doc.get("tags", [])]:
+            strong.setdefault(name.lower(), set()).add(doc["location"])
+    pairs = 0
+    for term in glossary.ordered_terms():
+        link = glossary.equivalent_links.get(term.slug, {}).get("nvidia")
+        if term.section != "amd" or link is None:
+            continue
+        cuda = glossary.terms[link.target]
+        amd_page, cuda_page = f"amd/{term.slug}/", f"{cuda.section}/{cuda.slug}/"
+        for name in (term.abbreviation, *term.aliases):
+            if name:
+                assert amd_page in strong[name.lower()] and cuda_page not in strong[name.lower()], name
+        assert cuda_page in strong[cuda.display_title.lower()] and amd_page not in strong[cuda.display_title.lower()]
+        pairs += 1
+    assert pairs >= 30

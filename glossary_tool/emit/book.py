@@ -34,6 +34,7 @@ from glossary_tool.emit.page_html import term_article
 from glossary_tool.emit.pages import az_entries, rosetta_rows
 from glossary_tool.emit.render import MarkdownBlock, PageState, RenderOptions, render_body
 from glossary_tool.emit.snippets import PlainSnippets
+from glossary_tool.link.equivalents import equivalent_target
 from glossary_tool.model import VENDORS, Glossary, Section, Term
 from glossary_tool.verify.outputs import reference_of
 
@@ -187,9 +188,10 @@ class Book:
         for term, names in rosetta_rows(self.glossary):
             link = linker.to_term(term)
             cells = [f'<td><a href="{link}">{html.escape(term.display_title)}</a></td>']
-            cells += [f'<td><a href="{link}">{html.escape(names[k])}</a></td>' if k in names else "<td></td>" for k in VENDORS]
+            pages = {k: equivalent_target(self.glossary, term, k) for k in names}
+            cells += [f'<td><a href="{linker.to_term(*page) if (page := pages[k]) else link}">{html.escape(names[k])}</a></td>' if k in names else "<td></td>" for k in VENDORS]
             rows.append("<tr>" + "".join(cells) + "</tr>")
-        intro = "<p>CUDA terms against their names on other platforms; every cell links to the term.</p>"
+        intro = "<p>CUDA terms against their names on other platforms; a cell links to the platform's own page where the glossary has one, else to the CUDA term.</p>"
         return f'<h1 id="rosetta">Rosetta: CUDA terms on other platforms</h1>{intro}<table><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>'
 
     def chapters(self) -> list[tuple[str, str, str]]:

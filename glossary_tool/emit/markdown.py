@@ -10,8 +10,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from glossary_tool.emit.equivalents import equivalent_cell
 from glossary_tool.emit.links import Linker
-from glossary_tool.model import VENDORS, Glossary, Snippet, Term, XRef
+from glossary_tool.link.equivalents import plain_text
+from glossary_tool.model import PLATFORMS, Glossary, Snippet, Term, XRef
 from glossary_tool.text import normalize_name
 
 SnippetRenderer = Callable[[Term, Snippet], str]
@@ -122,13 +124,15 @@ class BodyRewriter:
         return self.body(owner)
 
 
-def equivalents_table(term: Term) -> str:
+def equivalents_table(term: Term, glossary: Glossary | None = None, linker: Linker | None = None) -> str:
     if not term.equivalents:
         return ""
     rows = ["| Platform | Name |", "| --- | --- |"]
     for key, value in term.equivalents:
-        label = VENDORS.get(key, key)
-        rows.append(f"| {label} | {md_escape_text(value).replace('|', '&#124;')} |")
+        label = PLATFORMS.get(key, key)
+        text, page, anchor = equivalent_cell(glossary, term, key, value, display_text) if glossary is not None else (plain_text(value), None, None)
+        cell = md_link(text, linker.to_term(page, anchor), page.summary) if page is not None and linker is not None else md_escape_text(text)
+        rows.append(f"| {label} | {cell.replace('|', '&#124;')} |")
     return "\n".join(rows)
 
 
@@ -154,7 +158,7 @@ def term_markdown(term: Term, glossary: Glossary, linker: Linker, snippet_render
     parts.append(BodyRewriter(glossary, linker, snippet_renderer).body(term))
     if extra_after_body:
         parts.append(extra_after_body)
-    table = equivalents_table(term)
+    table = equivalents_table(term, glossary, linker)
     if table:
         parts.append(f"{sub} Equivalents\n\n{table}")
     parts.append(f"{sub} Sources\n\n{sources_list(term)}")

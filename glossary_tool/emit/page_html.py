@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import html
 
+from glossary_tool.emit.equivalents import equivalent_cell_html
 from glossary_tool.emit.html_parts import link
 from glossary_tool.emit.render import PageState, Rendered, RenderOptions, render_body, render_markdown
 from glossary_tool.load.body import unique_anchor
-from glossary_tool.model import VENDORS, Glossary, Section, Term
+from glossary_tool.model import PLATFORMS, Glossary, Section, Term
 from glossary_tool.text import slugify
 
 
@@ -28,10 +29,18 @@ def _href(options: RenderOptions, url: str) -> str:
     return options.href(url) if options.href is not None else url
 
 
-def equivalents_html(term: Term) -> str:
+def equivalents_html(term: Term, glossary: Glossary, options: RenderOptions) -> str:
+    """The Equivalents table; a name with a page of its own (``amd: "[[wavefront]]"``) links to it."""
     if not term.equivalents:
         return ""
-    rows = "".join(f"<tr><td>{html.escape(VENDORS.get(key, key))}</td><td>{html.escape(value)}</td></tr>" for key, value in term.equivalents)
+    from glossary_tool.emit.markdown import display_text
+
+    def href(target: Term, anchor: str | None) -> str:
+        return _href(options, options.linker.to_term(target, anchor))
+
+    rows = "".join(
+        f"<tr><td>{html.escape(PLATFORMS.get(key, key))}</td><td>{equivalent_cell_html(glossary, term, key, value, display_text, href)}</td></tr>" for key, value in term.equivalents
+    )
     return f"<table>\n<thead><tr><th>Platform</th><th>Name</th></tr></thead>\n<tbody>{rows}</tbody>\n</table>\n"
 
 
@@ -55,7 +64,7 @@ def term_article(term: Term, glossary: Glossary, options: RenderOptions, page: P
     parts.append(render_body(term, options, page).html)
     if extras_html:
         parts.append(extras_html + "\n")
-    table = equivalents_html(term)
+    table = equivalents_html(term, glossary, options)
     if table:
         parts.append(heading(sub_level, "Equivalents", page, options) + table)
     parts.append(heading(sub_level, "Sources", page, options) + sources_html(term))

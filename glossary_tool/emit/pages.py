@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from glossary_tool.emit.equivalents import equivalent_cell
 from glossary_tool.emit.links import Linker, RelativeLinker, term_src
-from glossary_tool.emit.markdown import md_escape_text, md_link
+from glossary_tool.emit.markdown import display_text, md_escape_text, md_link
+from glossary_tool.link.equivalents import equivalent_target
 from glossary_tool.model import Glossary, Section, Term
 
 AZ_SRC = "a-z.md"
@@ -81,7 +83,7 @@ def rosetta_rows(glossary: Glossary) -> list[tuple[Term, dict[str, str]]]:
 
     rows = []
     for term in glossary.ordered_terms():
-        names = {k: v for k, v in term.equivalents if k in VENDORS}
+        names = {k: equivalent_cell(glossary, term, k, v, display_text)[0] for k, v in term.equivalents if k in VENDORS}
         if names:
             rows.append((term, names))
     return rows
@@ -96,7 +98,8 @@ def rosetta_markdown(glossary: Glossary, linker: Linker | None = None) -> str:
     parts = [
         "# Rosetta: CUDA terms on other platforms",
         "The same idea under other vendors' names, built from the *Equivalents* of every term. "
-        "Every cell links to the CUDA term it translates; search finds a term by any of these names. "
+        "A cell links to that platform's own page where the glossary has one (the AMD section), otherwise to the CUDA term it translates; "
+        "search finds a term by any of these names. "
         "An empty cell means the platform has no equivalent, or none we have checked against that vendor's documentation.",
     ]
     for section in glossary.sections:
@@ -110,7 +113,8 @@ def rosetta_markdown(glossary: Glossary, linker: Linker | None = None) -> str:
             cells = [md_link(term.display_title, url, term.summary)]
             for key in VENDORS:
                 value = names.get(key, "")
-                cells.append(md_link(value, url, f"{VENDORS[key]} name for {term.title}").replace("|", "&#124;") if value else "")
+                page = equivalent_target(glossary, term, key)
+                cells.append((md_link(value, linker.to_term(*page), page[0].summary) if page else md_link(value, url, f"{VENDORS[key]} name for {term.title}")).replace("|", "&#124;") if value else "")
             lines.append("| " + " | ".join(cells) + " |")
         parts.append("\n".join(lines))
     return "\n\n".join(parts) + "\n"

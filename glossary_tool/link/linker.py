@@ -13,9 +13,10 @@ from types import MappingProxyType
 import networkx as nx
 
 from glossary_tool.diagnostics import Diagnostic, error, warning
-from glossary_tool.link.names import build_index
+from glossary_tool.link.equivalents import link_equivalents
+from glossary_tool.link.names import NameIndex, build_index
 from glossary_tool.load import LoadResult
-from glossary_tool.model import Glossary, Link, Section, Term
+from glossary_tool.model import Glossary, Link, Section, Term, XRef
 
 MIN_OUTBOUND = 2
 
@@ -50,22 +51,8 @@ def link(loaded: LoadResult) -> tuple[Glossary, nx.DiGraph, list[Diagnostic]]:
         is_page = term.slug.startswith("_index:")
         found: list[Link] = []
         for xref in term.xrefs:
-            targets = index.resolve(xref.target)
-            if not targets:
-                hint = index.suggest(xref.target)
-                tail = f"; did you mean {', '.join(repr(h) for h in hint)}?" if hint else ""
-                out.append(error(term.path, xref.line, xref.col, "xref-unknown", f"unknown cross-reference '{xref.target}'{tail}"))
-                continue
-            if len(targets) > 1:
-                out.append(error(term.path, xref.line, xref.col, "xref-ambiguous", f"cross-reference '{xref.target}' matches {len(targets)} terms: {', '.join(targets)}; use a slug"))
-                continue
-            target = by_slug[targets[0]]
-            if target.slug == term.slug:
-                out.append(error(term.path, xref.line, xref.col, "xref-self", f"'{xref.raw}' links the term to itself"))
-                continue
-            if xref.anchor is not None and xref.anchor not in {h.anchor for h in target.headings}:
-                anchors = ", ".join(h.anchor for h in target.headings) or "none"
-                out.append(error(term.path, xref.line, xref.col, "xref-anchor", f"term '{target.slug}' has no heading '#{xref.anchor}' (its anchors: {anchors})"))
+            target = resolve(term, xref, index, by_slug, out)
+            if target is None:
                 continue
             found.append(Link(term.slug, target.slug, xref))
             if is_page:
@@ -75,6 +62,8 @@ def link(loaded: LoadResult) -> tuple[Glossary, nx.DiGraph, list[Diagnostic]]:
             else:
                 graph.add_edge(term.slug, target.slug, kind="xref", weight=1)
         links[term.slug] = tuple(found)
+
+    equivalent_links = {term.slug: found for term in terms if (found := link_equivalents(term, lambda t, x: resolve(t, x, index, by_slug, out), out))}
 
     backlinks: dict[str, tuple[str, ...]] = {}
     for term in terms:
@@ -94,8 +83,31 @@ def link(loaded: LoadResult) -> tuple[Glossary, nx.DiGraph, list[Diagnostic]]:
         links=MappingProxyType(links),
         backlinks=MappingProxyType(backlinks),
         home=loaded.home,
+        equivalent_links=MappingProxyType(equivalent_links),
     )
     return glossary, graph, out
+
+
+def resolve(term: Term, xref: XRef, index: NameIndex, by_slug: dict[str, Term], out: list[Diagnostic]) -> Term | None:
+    """The term ``xref`` (written in ``term``) names, or None with a diagnostic at its position."""
+    targets = index.resolve(xref.target)
+    if not targets:
+        hint = index.suggest(xref.target)
+        tail = f"; did you mean {', '.join(repr(h) for h in hint)}?" if hint else ""
+        out.append(error(term.path, xref.line, xref.col, "xref-unknown", f"unknown cross-reference '{xref.target}'{tail}"))
+        return None
+    if len(targets) > 1:
+        out.append(error(term.path, xref.line, xref.col, "xref-ambiguous", f"cross-reference '{xref.target}' matches {len(targets)} terms: {', '.join(targets)}; use a slug"))
+        return None
+    target = by_slug[targets[0]]
+    if target.slug == term.slug:
+        out.append(error(term.path, xref.line, xref.col, "xref-self", f"'{xref.raw}' links the term to itself"))
+        return None
+    if xref.anchor is not None and xref.anchor not in {h.anchor for h in target.headings}:
+        anchors = ", ".join(h.anchor for h in target.headings) or "none"
+        out.append(error(term.path, xref.line, xref.col, "xref-anchor", f"term '{target.slug}' has no heading '#{xref.anchor}' (its anchors: {anchors})"))
+        return None
+    return target
 
 
 def _check_toc(loaded: LoadResult, by_slug: dict[str, Term]) -> list[Diagnostic]:

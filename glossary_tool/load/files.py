@@ -13,6 +13,7 @@ from pathlib import Path
 from glossary_tool.diagnostics import Diagnostic, error
 from glossary_tool.load import frontmatter
 from glossary_tool.load.body import ParsedBody, parse_body
+from glossary_tool.load.equivalents import equivalent_xrefs
 from glossary_tool.load.toc import TOC_NAME, ReadingOrder, read_toc
 from glossary_tool.model import SECTION_TITLES, SECTIONS, Section, Source, Term
 from glossary_tool.text import SLUG_RE
@@ -114,6 +115,7 @@ def term_from(slug: str, section: str, shown: str, clean: dict, fm: frontmatter.
         aliases=clean.get("aliases", ()),
         sources=tuple(Source(t, u) for t, u in clean.get("sources", ())),
         equivalents=clean.get("equivalents", ()),
+        equivalent_xrefs=equivalent_xrefs(fm.yaml_text, fm.lines.get("equivalents", 1), clean.get("equivalents", ())),
         diagrams=clean.get("diagrams", ()),
         field_lines=tuple(sorted(fm.lines.items())),
         **parsed,

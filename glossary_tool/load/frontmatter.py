@@ -52,6 +52,8 @@ class FrontMatter:
     diagnostics: tuple[Diagnostic, ...] = field(default=())
     #: 1-based file line of every node below the top-level keys, by path: ("sources", 0, "url").
     node_lines: dict[tuple[str | int, ...], int] = field(default_factory=dict)
+    #: The YAML between the ``---`` lines as written (its first line is file line 2).
+    yaml_text: str = ""
 
     def line_at(self, *path: str | int) -> int:
         """The line of the node at ``path``, else of its nearest recorded ancestor: a
@@ -140,7 +142,7 @@ def parse(path: str, text: str, allowed: tuple[str, ...] = TERM_FIELDS) -> Front
             continue
         lines[key] = line
         node_lines(value_node, (key,), nested)
-    return FrontMatter(data, lines, offset, body, tuple(out), nested)
+    return FrontMatter(data, lines, offset, body, tuple(out), nested, yaml_text)
 
 
 def _yaml_error(path: str, exc: yaml.YAMLError, text: str) -> Diagnostic:
@@ -285,5 +287,5 @@ def validate_term(path: str, fm: FrontMatter) -> tuple[dict[str, Any], list[Diag
         else:
             bad = next((k for k, v in value.items() if not (isinstance(k, str) and (v is None or isinstance(v, str)))), None) if isinstance(value, dict) else None
             line = fm.line_at("equivalents", str(bad)) if bad is not None else at("equivalents")
-            out.append(error(path, line, 1, "field-invalid", "field 'equivalents' must map vendor names (amd, apple, intel, vulkan, ...) to strings"))
+            out.append(error(path, line, 1, "field-invalid", "field 'equivalents' must map vendor names (amd, apple, intel, vulkan, ...) to strings; quote a value that starts with '[[', as in amd: \"[[wavefront]]\""))
     return clean, out
