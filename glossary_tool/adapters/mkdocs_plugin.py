@@ -27,6 +27,7 @@ from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
+from glossary_tool.adapters.mkdocs_publish import Publisher
 from glossary_tool.adapters.mkdocs_incremental import Incremental, digest, extras_key, layout_key, map_key
 from glossary_tool.atomic import write_bytes
 from glossary_tool.background import BackgroundError, Job
@@ -40,6 +41,7 @@ from glossary_tool.emit.markdown import term_markdown
 from glossary_tool.emit.snippets import SiteSnippets
 from glossary_tool.model import Glossary, Term
 from glossary_tool.pipeline import Loaded, load_project
+from glossary_tool.publish.feed import WHATS_NEW_SRC, WHATS_NEW_TITLE
 
 log = logging.getLogger("mkdocs.plugins.glossary")
 #: Set by `glossary build --book`: also render the PDF into the site and dist/.
@@ -49,9 +51,12 @@ BOOK_ENV = "GLOSSARY_BOOK"
 #: follow Material upgrades): the repository link loses ``data-md-component="source"``, whose
 #: script calls api.github.com for stars and forks on a first visit (the site must send no
 #: request off its own host), and the search dialog gets the accessible name axe-core asks for.
-#: tests/test_browser.py checks both.
+#: tests/test_browser.py checks both. ``main.html`` links the Atom feed from every page's head
+#: and the footer names the tool version and content commit (adapters/mkdocs_publish.py).
 THEME_PREFIX = "theme-original"
 OVERRIDES = {
+    "main.html": '{% extends "base.html" %}{% block extrahead %}{{ super() }}<link rel="alternate" type="application/atom+xml" title="{{ config.site_name|e }}: what\'s new" href="{{ base_url }}/feed.xml">{% endblock %}',
+    "partials/copyright.html": "{% filter replace('<div class=\"md-copyright\">', '<div class=\"md-copyright\">' ~ glossary_build_note, 1) %}{% include 'theme-original/partials/copyright.html' %}{% endfilter %}",
     "partials/source.html": "{% filter replace(' data-md-component=\"source\"', '') %}{% include 'theme-original/partials/source.html' %}{% endfilter %}",
     "partials/search.html": "{% filter replace('role=\"dialog\"', 'role=\"dialog\" aria-label=\"' ~ lang.t('search') ~ '\"', 1) %}{% include 'theme-original/partials/search.html' %}{% endfilter %}",
 }
@@ -106,6 +111,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         if errors and self.config.fail_on_errors:
             raise PluginError(f"glossary has {len(errors)} error(s); see `glossary check`")
         glossary = self.loaded.glossary
+        self.publisher = Publisher(self.loaded, config)
         nav: list = [{"Home": pages.HOME_SRC}]
         for section in glossary.sections:
             # Material prints nav titles (and page titles taken from them) unescaped
@@ -114,6 +120,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         nav.append({"A-Z index": pages.AZ_SRC})
         nav.append({"Rosetta": pages.ROSETTA_SRC})
         nav.append({"Map": MAP_SRC})
+        nav.append({WHATS_NEW_TITLE: WHATS_NEW_SRC})
         config.nav = nav
         self.link_graph = term_graph(glossary)
         return config
@@ -128,6 +135,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         """Put our template overrides in front of the theme's (no custom_dir needed)."""
         assert env.loader is not None
         env.loader = jinja2.ChoiceLoader([jinja2.DictLoader(OVERRIDES), jinja2.PrefixLoader({THEME_PREFIX: env.loader}), env.loader])
+        env.globals["glossary_build_note"] = self.publisher.note
         return env
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
@@ -139,7 +147,8 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
                 files.remove(file)
             elif not file.src_uri.endswith(".md") and "/" not in file.src_uri and file.src_uri.endswith((".yml", ".yaml")):
                 files.remove(file)
-        for src in (pages.AZ_SRC, pages.ROSETTA_SRC, MAP_SRC, *(pages.section_src(s) for s in glossary.sections)):
+        self.publisher.files = files
+        for src in (pages.AZ_SRC, pages.ROSETTA_SRC, MAP_SRC, WHATS_NEW_SRC, *(pages.section_src(s) for s in glossary.sections)):
             if files.get_file_from_path(src) is None:
                 files.append(File.generated(config, src, content=""))
         if files.get_file_from_path(pages.HOME_SRC) is None:
@@ -184,12 +193,12 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             return nav
         doc_pages = [f.page for f in files.documentation_pages() if f.page is not None]
         fingerprints: dict[str, str] = {}
-        frame = [Path(config.config_file_path).read_bytes() if config.config_file_path else b"", repr(config.nav)]
+        frame = [Path(config.config_file_path).read_bytes() if config.config_file_path else b"", repr(config.nav), self.publisher.note]
         for page in doc_pages:
             src = page.file.src_uri
             source = page.file.content_bytes
             self._pending[src] = rendered = self._page_markdown(page, files)
-            fingerprints[src] = digest(source, rendered or "")
+            fingerprints[src] = digest(source, rendered or "", self._page_additions(src))
             if not self._term_at(src):  # home, section and generated pages: their titles are in every page's navigation
                 frame.append(digest(src, source))
         self._built_pages = doc_pages
@@ -207,6 +216,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
     def on_post_build(self, config: MkDocsConfig) -> None:
         """Write the EPUB, llms.txt, llms-full.txt and the Markdown copy of each term page."""
         site_dir = Path(config.site_dir)
+        published = self.publisher.write(site_dir)  # feed.xml, terms.json, the feed in the sitemap
         if self.active is None:
             _, epub, llms_files = self._side_results()
             write_bytes(site_dir / pages.EPUB_SRC, epub, durable=False)
@@ -214,7 +224,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             return
         llms = self._llms(config.site_url or "/", config.site_name)
         llms.write(site_dir)
-        self.active.replace_written(site_dir, set(llms.files))
+        self.active.replace_written(site_dir, set(llms.files) | published)
         self.active.finish(site_dir, [(p.file.src_uri, p.url) for p in self._built_pages])
 
     def _side_results(self) -> tuple[str, bytes, dict[str, str]]:
@@ -239,10 +249,16 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         return markdown if rendered is None else rendered
 
     def on_page_content(self, html_text: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+        html_text += self._page_additions(page.file.src_uri)
         incremental = self.active
         if incremental is not None:
             incremental.capture(page)
         return html_text
+
+    def _page_additions(self, src: str) -> str:
+        """HTML appended to a page after rendering: a term's dates, citation and JSON-LD."""
+        term = self._term_at(src)
+        return self.publisher.term_html(term) if term is not None else ""
 
     def _page_meta(self, page: Page) -> None:
         """What each page's front matter gains or loses before MkDocs renders it."""
@@ -250,7 +266,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         src = page.file.src_uri
         if isinstance(page.meta.get("title"), str):  # Material prints the front matter title unescaped (header, <title>)
             page.meta["title"] = html.escape(page.meta["title"], quote=False)
-        if src in (pages.AZ_SRC, pages.ROSETTA_SRC, MAP_SRC):
+        if src in (pages.AZ_SRC, pages.ROSETTA_SRC, MAP_SRC, WHATS_NEW_SRC):
             page.edit_url = None
         if src == MAP_SRC:
             page.meta["hide"] = ["navigation", "toc"]  # the map wants the full width
@@ -278,6 +294,8 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             return pages.az_markdown(glossary)
         if src == pages.ROSETTA_SRC:
             return pages.rosetta_markdown(glossary)
+        if src == WHATS_NEW_SRC:
+            return self.publisher.whats_new(page.url)
         href = _href_for(glossary, page, files)
         if src == MAP_SRC:
             if incremental is None:
