@@ -103,7 +103,7 @@ def read_history(root: Path, subdir: str = "glossary") -> History:
         return _no_git("git is not installed")
     lines = head.stdout.decode("utf-8", "replace").split("\n")
     if head.returncode != 0 or len(lines) < 4 or lines[0] != "true":
-        return _no_git(f"{root} is not a git work tree with commits")
+        return _no_git("not a git work tree with commits")  # no path: the message reaches the pages
     shallow, shallow_file, head_sha = lines[1] == "true", lines[2], lines[3]
     boundary: set[str] = set()
     if shallow:
@@ -114,7 +114,7 @@ def read_history(root: Path, subdir: str = "glossary") -> History:
             boundary = set()
     log = _git(root, "log", "-z", "--relative", "--find-renames", "--name-status", "--format=%x1e%H %ct", "--", f"{subdir}/")
     if log is None or log.returncode != 0:
-        return _no_git(f"git log failed in {root}: {(log.stderr.decode('utf-8', 'replace').strip() if log else '')[:200]}")
+        return _no_git("git log failed")
     files = parse_log(log.stdout.decode("utf-8", "replace"), boundary)
     status = _git(root, "status", "--porcelain", "-z", "--untracked-files=normal", "--", f"{subdir}/")
     dirty = bool(status is not None and status.returncode == 0 and status.stdout.strip(b"\0"))
