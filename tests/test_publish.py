@@ -340,6 +340,9 @@ def test_citation_cff_is_valid_and_current():
     cff = load_yaml(REPO / "CITATION.cff")
     validate(cff, "citation-file-format")
     assert cff["cff-version"] == "1.2.0" and cff["version"] == __version__
+    import tomllib
+
+    assert tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"] == __version__
     assert cff["url"] == site_url(REPO) and cff["repository-code"] == re.search(r"^repo_url:\s*(\S+)", (REPO / "mkdocs.yml").read_text(), re.M).group(1)
     broken = dict(cff, authors=[])
     with pytest.raises(AssertionError):
