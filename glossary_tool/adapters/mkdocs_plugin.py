@@ -27,8 +27,8 @@ from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
-from glossary_tool.adapters.mkdocs_publish import Publisher
 from glossary_tool.adapters.mkdocs_incremental import Incremental, digest, extras_key, layout_key, map_key
+from glossary_tool.adapters.mkdocs_publish import Publisher
 from glossary_tool.atomic import write_bytes
 from glossary_tool.background import BackgroundError, Job
 from glossary_tool.diagnostics import Severity

@@ -21,7 +21,7 @@ from glossary_tool.atomic import write_bytes
 from glossary_tool.emit.links import term_src
 from glossary_tool.model import Term
 from glossary_tool.pipeline import Loaded
-from glossary_tool.publish.feed import FEED_XML, Change, WHATS_NEW_SRC, atom_feed, recent_changes, sitemap_with, whats_new_markdown
+from glossary_tool.publish.feed import FEED_XML, WHATS_NEW_SRC, Change, atom_feed, recent_changes, sitemap_with, whats_new_markdown
 from glossary_tool.publish.history import FileDates, read_history, snippets_verified
 from glossary_tool.publish.machine import TERMS_JSON, defined_term, jsonld_html, terms_document, terms_json
 from glossary_tool.publish.parts import build_note_html, cite_html, dates_html
