@@ -26,7 +26,8 @@ from glossary_tool.publish.history import FileDates, read_history, snippets_veri
 from glossary_tool.publish.machine import TERMS_JSON, defined_term, jsonld_html, terms_document, terms_json
 from glossary_tool.publish.parts import build_note_html, cite_html, dates_html
 
-log = logging.getLogger("mkdocs.plugins.glossary")
+#: Its own logger: `glossary build` shows its INFO lines (the dates' fallback) and hides the plugin's.
+log = logging.getLogger("mkdocs.plugins.glossary.publish")
 SITEMAP = "sitemap.xml"
 
 

@@ -11,7 +11,7 @@ import html
 
 from glossary_tool.emit.html_parts import highlight
 from glossary_tool.model import Term
-from glossary_tool.publish.history import FileDates, History, Verified
+from glossary_tool.publish.history import NO_GIT, FileDates, History, Verified
 
 #: Who the citations name: the glossary is written by many people, credited in git history.
 AUTHOR = "GPU Glossary contributors"
@@ -111,7 +111,7 @@ def build_note_html(version: str, history: History, repo_url: str | None) -> str
     """The footer's line: the tool version and the content commit the site was built from."""
     tool = f"Built with gpu-glossary {html.escape(version)}"
     if history.head is None:
-        return f'<div class="glossary-build">{tool}; content commit unknown ({html.escape(history.fallback or "no git history")})</div>'
+        return f'<div class="glossary-build">{tool}; content commit unknown ({NO_GIT})</div>'
     short = html.escape(history.head[:12])
     commit = f"<code>{short}</code>"
     if repo_url:
