@@ -55,7 +55,7 @@ BOOK_ENV = "GLOSSARY_BOOK"
 #: and the footer names the tool version and content commit (adapters/mkdocs_publish.py).
 THEME_PREFIX = "theme-original"
 OVERRIDES = {
-    "main.html": '{% extends "base.html" %}{% block extrahead %}{{ super() }}<link rel="alternate" type="application/atom+xml" title="{{ config.site_name|e }}: what\'s new" href="{{ base_url }}/feed.xml">{% endblock %}',
+    "main.html": '{% extends "base.html" %}{% block extrahead %}{{ super() }}<link rel="alternate" type="application/atom+xml" title="{{ config.site_name|e }}: what\'s new" href="{{ "feed.xml" | url }}">{% endblock %}',
     "partials/copyright.html": "{% filter replace('<div class=\"md-copyright\">', '<div class=\"md-copyright\">' ~ glossary_build_note, 1) %}{% include 'theme-original/partials/copyright.html' %}{% endfilter %}",
     "partials/source.html": "{% filter replace(' data-md-component=\"source\"', '') %}{% include 'theme-original/partials/source.html' %}{% endfilter %}",
     "partials/search.html": "{% filter replace('role=\"dialog\"', 'role=\"dialog\" aria-label=\"' ~ lang.t('search') ~ '\"', 1) %}{% include 'theme-original/partials/search.html' %}{% endfilter %}",
