@@ -270,6 +270,9 @@ def test_whats_new_page_lists_the_changes_with_links(built):
     assert (site / "whats-new" / feed_link["href"]).resolve() == (site / "feed.xml").resolve()
     nav = [a.get_text(strip=True) for a in page(site, "").select("nav.md-nav--primary a")]
     assert "What’s new" in nav
+    index = json.loads((site / "search/search_index.json").read_text(encoding="utf-8"))
+    locations = {doc["location"].split("#")[0] for doc in index["docs"]}
+    assert "whats-new/" not in locations and "device-software/warp/" in locations, "search finds terms, not their change list"
 
 
 def test_term_pages_show_dates_citation_and_json_ld(built):

@@ -270,6 +270,8 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             page.edit_url = None
         if src == MAP_SRC:
             page.meta["hide"] = ["navigation", "toc"]  # the map wants the full width
+        if src == WHATS_NEW_SRC:
+            page.meta["search"] = {"exclude": True}  # its summaries would be a second hit for every recent term
         term = self._term_at(src)
         if term is not None:
             page.meta["description"] = html.escape(term.summary)  # Material puts it in content="..." as it is
