@@ -144,6 +144,8 @@ def test_parse_log_reads_nul_separated_output_with_odd_names():
     dates = parse_log(text)
     assert dates["glossary/a b.md"].updated.timestamp() == 200 and dates["glossary/a b.md"].added.timestamp() == 100
     assert dates["glossary/new.md"].added_commit == "bbb" and dates["glossary/new.md"].commit == "aaa"
+    copied = parse_log("\x1eccc 300\0\nC100\0glossary/a b.md\0glossary/copy.md\0" + text)
+    assert copied["glossary/copy.md"].is_new and copied["glossary/a b.md"].updated.timestamp() == 200
 
 
 def test_real_history_gives_the_feed_at_least_twenty_entries():

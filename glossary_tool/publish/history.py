@@ -172,11 +172,9 @@ def parse_log(text: str, boundary: set[str] | frozenset[str] = frozenset()) -> d
                     ended.add(name)
                 continue
             last.setdefault(name, (sha, when))
-            if kind in "RC" and old != new:
-                if kind == "R":
-                    current[old] = name
-                continue  # the file came from ``old``: its first commit is further back
-            if kind == "A":
+            if kind == "R" and old != new:
+                current[old] = name  # the file came from ``old``: its first commit is further back
+            elif kind in "AC":  # added, or copied (a new file with an old one's text)
                 first[name] = (sha, when)
                 ended.add(name)  # anything older under this name is another file
     dates: dict[str, FileDates] = {}
