@@ -30,6 +30,7 @@ def build_site(root: Path, out: Path | None, *, strict: bool = False, book: bool
     from mkdocs.exceptions import MkDocsException
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s - %(message)s")
+    logging.getLogger("mkdocs.plugins.glossary.publish").setLevel(logging.INFO)  # says why page dates are missing
     if not loaded.project.mkdocs_yml.exists():
         print(f"{loaded.project.mkdocs_yml}: error: mkdocs.yml not found", file=sys.stderr)
         return 1

@@ -368,10 +368,28 @@ def test_missing_page_gets_the_styled_404(web: Watched):
     web.assert_clean()
 
 
+def test_cite_this_term_opens_from_the_keyboard(web: Watched):
+    """The citation box is a <details>: Tab reaches its summary, Enter opens it, the text is then visible."""
+    web.goto("device-software/warp/")
+    summary = web.page.locator("details.glossary-cite summary")
+    citation = web.page.locator("details.glossary-cite .glossary-cite-text")
+    expect(citation).to_be_hidden()
+    web.page.locator("p.glossary-dates").click()  # start the Tab order right before the box
+    for _ in range(10):
+        web.page.keyboard.press("Tab")
+        if summary.evaluate("el => el === document.activeElement"):
+            break
+    assert summary.evaluate("el => el === document.activeElement"), "Tab reaches the summary"
+    web.page.keyboard.press("Enter")
+    expect(citation).to_be_visible()
+    expect(citation).to_contain_text("/gpu-glossary/device-software/warp/")
+    web.assert_clean()
+
+
 # --- accessibility --------------------------------------------------------------------------
 
 
-AXE_PAGES = {"home": "", "term": "device-software/warp/", "a-z": "a-z/", "diagram": "map/", "code": None}
+AXE_PAGES = {"home": "", "term": "device-software/warp/", "a-z": "a-z/", "diagram": "map/", "code": None, "whats-new": "whats-new/"}
 
 
 def _page_with_python_snippet() -> str | None:

@@ -68,7 +68,7 @@ def test_two_builds_are_byte_identical(two_builds):
 def test_the_compared_tree_is_the_whole_site(two_builds):
     a, _ = two_builds
     names = set(_tree(a))
-    for expected in ("index.html", "device-software/warp/index.html", "a-z/index.html", "sitemap.xml", "sitemap.xml.gz", "search/search_index.json", "llms.txt", "llms-full.txt"):
+    for expected in ("index.html", "device-software/warp/index.html", "a-z/index.html", "sitemap.xml", "sitemap.xml.gz", "search/search_index.json", "llms.txt", "llms-full.txt", "feed.xml", "terms.json", "whats-new/index.html"):
         assert expected in names, expected
 
 

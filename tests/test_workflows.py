@@ -206,3 +206,46 @@ def test_the_schemas_reject_broken_files():
     form["body"][0]["type"] = "checkbox"
     with pytest.raises(AssertionError):
         validate(form, "github-issue-forms")
+
+
+def test_pages_deploys_main_as_github_documents_and_previews_pull_requests():
+    wf = load(GITHUB / "workflows" / "pages.yml")
+    assert wf["on"]["push"] == {"branches": ["main"]} and "pull_request" in wf["on"]
+    assert wf["permissions"] == {"contents": "read"}, "only the deploy job may write"
+    build, deploy = wf["jobs"]["build"], wf["jobs"]["deploy"]
+    checkout = next(step for step in steps(build) if step.get("uses", "").startswith("actions/checkout"))
+    assert checkout["with"]["fetch-depth"] == 0, "page dates and the feed need the full history"
+    assert checkout["with"]["persist-credentials"] is False
+    by_name = {step.get("name", ""): step for step in steps(build)}
+    deploy_build = next(s for n, s in by_name.items() if "(deploy)" in n)
+    pr_build = next(s for n, s in by_name.items() if "(pull request)" in n)
+    assert "glossary build --strict --book" in deploy_build["run"] and deploy_build["if"] == "github.event_name != 'pull_request'"
+    assert "glossary build --strict" in pr_build["run"] and pr_build["if"] == "github.event_name == 'pull_request'"
+    links = next(s for s in steps(build) if "test_linkcheck.py" in s.get("run", ""))
+    assert links["env"]["GLOSSARY_SITE"] == "site" and "if" not in links, "the link check runs on every build"
+    upload = next(s for s in steps(build) if s.get("uses", "").startswith("actions/upload-pages-artifact"))
+    preview = next(s for s in steps(build) if s.get("uses", "").startswith("actions/upload-artifact"))
+    assert upload["with"]["path"] == preview["with"]["path"] == "site/"
+    assert upload["if"] == "github.event_name != 'pull_request'" and preview["if"] == "github.event_name == 'pull_request'"
+    configure = next(s for s in steps(build) if s.get("uses", "").startswith("actions/configure-pages"))
+    assert "steps.pages.outputs.base_url" in next(s for s in steps(build) if "site_url" in s.get("run", ""))["env"]["BASE_URL"] and configure["id"] == "pages"
+    # GitHub's documented deploy job: Pages and OIDC token permissions, the github-pages
+    # environment, one deployment at a time and none cancelled halfway.
+    assert deploy["needs"] == "build" and "github.event_name != 'pull_request'" in deploy["if"]
+    assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
+    assert deploy["concurrency"] == {"group": "pages", "cancel-in-progress": False}
+    assert deploy["environment"]["name"] == "github-pages" and "steps.deployment.outputs.page_url" in deploy["environment"]["url"]
+    (step,) = steps(deploy)
+    assert step["uses"].split("@")[0] == "actions/deploy-pages" and step["id"] == "deployment"
+
+
+def test_real_site_fixture_takes_a_prebuilt_site(tmp_path, monkeypatch):
+    """The Pages workflow's link check reads the site it uploads (GLOSSARY_SITE), not a second build."""
+    from tests.conftest import real_site
+
+    (tmp_path / "index.html").write_text("<html></html>")
+    monkeypatch.setenv("GLOSSARY_SITE", str(tmp_path))
+    assert real_site.__wrapped__(None) == tmp_path.resolve()
+    monkeypatch.setenv("GLOSSARY_SITE", str(tmp_path / "missing"))
+    with pytest.raises(AssertionError):
+        real_site.__wrapped__(None)

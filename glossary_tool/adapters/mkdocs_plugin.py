@@ -30,6 +30,7 @@ from mkdocs.structure.toc import get_toc
 from mkdocs.utils import get_relative_url
 
 from glossary_tool.adapters.mkdocs_incremental import Incremental, digest, extras_key, layout_key, map_key
+from glossary_tool.adapters.mkdocs_publish import Publisher
 from glossary_tool.atomic import write_bytes
 from glossary_tool.background import BackgroundError, Job
 from glossary_tool.diagnostics import Diagnostic, Severity
@@ -45,6 +46,7 @@ from glossary_tool.emit.render import Rendered, RenderOptions
 from glossary_tool.emit.snippets import SiteSnippets
 from glossary_tool.model import Glossary, Term
 from glossary_tool.pipeline import Loaded, load_project
+from glossary_tool.publish.feed import WHATS_NEW_SRC, WHATS_NEW_TITLE
 from glossary_tool.verify.outputs import reference_of
 
 log = logging.getLogger("mkdocs.plugins.glossary")
@@ -55,9 +57,12 @@ BOOK_ENV = "GLOSSARY_BOOK"
 #: follow Material upgrades): the repository link loses ``data-md-component="source"``, whose
 #: script calls api.github.com for stars and forks on a first visit (the site must send no
 #: request off its own host), and the search dialog gets the accessible name axe-core asks for.
-#: tests/test_browser.py checks both.
+#: tests/test_browser.py checks both. ``main.html`` links the Atom feed from every page's head
+#: and the footer names the tool version and content commit (adapters/mkdocs_publish.py).
 THEME_PREFIX = "theme-original"
 OVERRIDES = {
+    "main.html": '{% extends "base.html" %}{% block extrahead %}{{ super() }}<link rel="alternate" type="application/atom+xml" title="{{ config.site_name|e }}: what\'s new" href="{{ "feed.xml" | url }}">{% endblock %}',
+    "partials/copyright.html": "{% filter replace('<div class=\"md-copyright\">', '<div class=\"md-copyright\">' ~ glossary_build_note, 1) %}{% include 'theme-original/partials/copyright.html' %}{% endfilter %}",
     "partials/source.html": "{% filter replace(' data-md-component=\"source\"', '') %}{% include 'theme-original/partials/source.html' %}{% endfilter %}",
     "partials/search.html": "{% filter replace('role=\"dialog\"', 'role=\"dialog\" aria-label=\"' ~ lang.t('search') ~ '\"', 1) %}{% include 'theme-original/partials/search.html' %}{% endfilter %}",
 }
@@ -115,6 +120,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         if errors and self.config.fail_on_errors:
             raise PluginError(f"glossary has {len(errors)} error(s); see `glossary check`")
         glossary = self.loaded.glossary
+        self.publisher = Publisher(self.loaded, config)
         nav: list = [{"Home": pages.HOME_SRC}]
         for section in glossary.sections:
             # Material prints nav titles (and page titles taken from them) unescaped
@@ -124,6 +130,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         nav.append({"Rosetta": pages.ROSETTA_SRC})
         nav.append({comparison_title(reference_of(self.loaded.project.records_dir)).split(":")[0]: COMPARE_SRC})
         nav.append({"Map": MAP_SRC})
+        nav.append({WHATS_NEW_TITLE: WHATS_NEW_SRC})
         config.nav = nav
         self.link_graph = term_graph(glossary)
         return config
@@ -138,6 +145,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         """Put our template overrides in front of the theme's (no custom_dir needed)."""
         assert env.loader is not None
         env.loader = jinja2.ChoiceLoader([jinja2.DictLoader(OVERRIDES), jinja2.PrefixLoader({THEME_PREFIX: env.loader}), env.loader])
+        env.globals["glossary_build_note"] = self.publisher.note
         return env
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
@@ -149,7 +157,8 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
                 files.remove(file)
             elif not file.src_uri.endswith(".md") and "/" not in file.src_uri and file.src_uri.endswith((".yml", ".yaml")):
                 files.remove(file)
-        for src in (pages.AZ_SRC, pages.ROSETTA_SRC, COMPARE_SRC, MAP_SRC, *(pages.section_src(s) for s in glossary.sections)):
+        self.publisher.files = files
+        for src in (pages.AZ_SRC, pages.ROSETTA_SRC, COMPARE_SRC, MAP_SRC, WHATS_NEW_SRC, *(pages.section_src(s) for s in glossary.sections)):
             if files.get_file_from_path(src) is None:
                 files.append(File.generated(config, src, content=""))
         if files.get_file_from_path(pages.HOME_SRC) is None:
@@ -194,12 +203,12 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             return nav
         doc_pages = [f.page for f in files.documentation_pages() if f.page is not None]
         fingerprints: dict[str, str] = {}
-        frame = [Path(config.config_file_path).read_bytes() if config.config_file_path else b"", repr(config.nav)]
+        frame = [Path(config.config_file_path).read_bytes() if config.config_file_path else b"", repr(config.nav), self.publisher.note]
         for page in doc_pages:
             src = page.file.src_uri
             source = page.file.content_bytes
             self._pending[src] = rendered = self._page_html(page, files)
-            fingerprints[src] = digest(source, rendered.html if rendered is not None else "", repr(rendered.toc) if rendered is not None else "")
+            fingerprints[src] = digest(source, rendered.html if rendered is not None else "", repr(rendered.toc) if rendered is not None else "", self._page_additions(src))
             if not self._term_at(src):  # home, section and generated pages: their titles are in every page's navigation
                 frame.append(digest(src, source))
         self._built_pages = doc_pages
@@ -218,6 +227,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         """Write the EPUB, llms.txt, llms-full.txt and the Markdown copy of each term page."""
         site_dir = Path(config.site_dir)
         glossary = self.loaded.glossary
+        published = self.publisher.write(site_dir)  # feed.xml, terms.json, the feed in the sitemap
         if self.active is None:
             _, epub, epub_leftovers, llms_files = self._side_results()
             write_bytes(site_dir / pages.EPUB_SRC, epub, durable=False)
@@ -228,7 +238,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         llms = self._llms(config.site_url or "/", config.site_name)
         _report(llms_leftovers(glossary, llms.files))
         llms.write(site_dir)
-        self.active.replace_written(site_dir, set(llms.files))
+        self.active.replace_written(site_dir, set(llms.files) | published)
         self.active.finish(site_dir, [(p.file.src_uri, p.url) for p in self._built_pages])
 
     def _side_results(self) -> tuple[str, bytes, list[Leftover], dict[str, str]]:
@@ -260,15 +270,21 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
     def on_page_content(self, html_text: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         rendered = self._rendered.pop(page.file.src_uri, None)
         if rendered is not None:
-            html_text = page.content = rendered.html
+            html_text = rendered.html
             page.toc = get_toc([entry.as_dict() for entry in rendered.toc])
             term = self._term_at(page.file.src_uri)
             if term is not None:  # the contract, checked on what was produced (emit/leftovers.py)
                 _report(leftover_diagnostics(term, html_leftovers(html_text), "its page"))
+        html_text = page.content = html_text + self._page_additions(page.file.src_uri)
         incremental = self.active
         if incremental is not None:
             incremental.capture(page)
         return html_text
+
+    def _page_additions(self, src: str) -> str:
+        """HTML appended to a page after rendering: a term's dates, citation and JSON-LD."""
+        term = self._term_at(src)
+        return self.publisher.term_html(term) if term is not None else ""
 
     def _page_meta(self, page: Page) -> None:
         """What each page's front matter gains or loses before MkDocs renders it."""
@@ -276,10 +292,12 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         src = page.file.src_uri
         if isinstance(page.meta.get("title"), str):  # Material prints the front matter title unescaped (header, <title>)
             page.meta["title"] = html.escape(page.meta["title"], quote=False)
-        if src in (pages.AZ_SRC, pages.ROSETTA_SRC, COMPARE_SRC, MAP_SRC):
+        if src in (pages.AZ_SRC, pages.ROSETTA_SRC, COMPARE_SRC, MAP_SRC, WHATS_NEW_SRC):
             page.edit_url = None
         if src == MAP_SRC:
             page.meta["hide"] = ["navigation", "toc"]  # the map wants the full width
+        if src == WHATS_NEW_SRC:
+            page.meta["search"] = {"exclude": True}  # its summaries would be a second hit for every recent term
         term = self._term_at(src)
         if term is not None:
             page.meta["description"] = html.escape(term.summary)  # Material puts it in content="..." as it is
@@ -306,6 +324,8 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             return markdown_page([pages.az_markdown(glossary)], options)
         if src == pages.ROSETTA_SRC:
             return markdown_page([pages.rosetta_markdown(glossary)], options)
+        if src == WHATS_NEW_SRC:
+            return markdown_page([self.publisher.whats_new(page.url)], options)
         href = _href_for(glossary, page, files)
         if src == COMPARE_SRC:  # its table is raw HTML: links are the final URLs
             return markdown_page([comparison_markdown(glossary, self.loaded.project.records_dir, term_href=lambda term: href(term.slug) or "")], options)
