@@ -7,7 +7,6 @@ so a failed or interrupted build leaves the previous ``site/`` untouched.
 from __future__ import annotations
 
 import logging
-import os
 import sys
 import time
 from pathlib import Path
@@ -25,39 +24,22 @@ def build_site(root: Path, out: Path | None, *, strict: bool = False, book: bool
         print(render(errors), file=sys.stderr)
         print(f"glossary build --strict: {len(errors)} error(s); site not built", file=sys.stderr)
         return 1
-    from mkdocs.commands.build import build
-    from mkdocs.config import load_config
-    from mkdocs.exceptions import MkDocsException
+    from glossary_tool.adapters.mkdocs_build import BuildError, build_with_mkdocs
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s - %(message)s")
-    logging.getLogger("mkdocs.plugins.glossary.publish").setLevel(logging.INFO)  # says why page dates are missing
     if not loaded.project.mkdocs_yml.exists():
         print(f"{loaded.project.mkdocs_yml}: error: mkdocs.yml not found", file=sys.stderr)
         return 1
     target = (out or root / "site").resolve()
     try:
         with replace_directory(target) as staging:
-            config = load_config(str(loaded.project.mkdocs_yml), site_dir=str(staging), strict=strict)
-            previous = os.environ.get("GLOSSARY_BOOK")
-            os.environ["GLOSSARY_BOOK"] = "1" if book else "0"
-            from glossary_tool.adapters import mkdocs_plugin
-
-            mkdocs_plugin.hand_over(loaded)  # the plugin uses it instead of loading everything again
-            try:
-                build(config)
-            finally:
-                mkdocs_plugin.hand_over(None)
-                config.plugins.on_shutdown()
-                if previous is None:
-                    os.environ.pop("GLOSSARY_BOOK", None)
-                else:
-                    os.environ["GLOSSARY_BOOK"] = previous
+            build_with_mkdocs(loaded, staging, strict=strict, book=book)
             if book:
                 from glossary_tool.emit.book import export_books
 
                 for path in export_books(staging, root / "dist"):
                     print(f"glossary build: {path} ({path.stat().st_size:,} bytes)")
-    except MkDocsException as exc:
+    except BuildError as exc:
         print(f"glossary build: {exc}; previous site left unchanged", file=sys.stderr)
         return 1
     print(f"glossary build: {len(loaded.glossary.terms)} terms -> {target} in {time.monotonic() - started:.1f} s; open {target / 'index.html'}")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import html
 import logging
-import os
 import posixpath
 from collections.abc import Callable
 from pathlib import Path
@@ -50,8 +49,6 @@ from glossary_tool.publish.feed import WHATS_NEW_SRC, WHATS_NEW_TITLE
 from glossary_tool.verify.outputs import reference_of
 
 log = logging.getLogger("mkdocs.plugins.glossary")
-#: Set by `glossary build --book`: also render the PDF into the site and dist/.
-BOOK_ENV = "GLOSSARY_BOOK"
 
 #: Small edits to two of Material's partials, applied to the theme's own template (so they
 #: follow Material upgrades): the repository link loses ``data-md-component="source"``, whose
@@ -68,19 +65,11 @@ OVERRIDES = {
 }
 
 
-_handed_over: Loaded | None = None
-
-
-def hand_over(loaded: Loaded | None) -> None:
-    """``glossary build`` has just loaded the project to check it: the next on_config of the
-    same root (in this process) takes that result instead of loading every file again."""
-    global _handed_over
-    _handed_over = loaded
-
-
 class GlossaryConfig(Config):
     root = config_options.Type(str, default="")
     fail_on_errors = config_options.Type(bool, default=False)
+    #: Also render the PDF into the site (``glossary build --book`` sets it; so can mkdocs.yml).
+    book = config_options.Type(bool, default=False)
     #: Read by `glossary check` straight from mkdocs.yml (glossary_tool/verify/reference.py).
     reference_gpus = config_options.Type(list, default=[])
 
@@ -89,6 +78,9 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
     loaded: Loaded | None = None
     #: Set by `glossary serve` (adapters/mkdocs_serve.py) for its site directory only.
     incremental: Incremental | None = None
+    #: Set by `glossary build` (adapters/mkdocs_build.py), which has just loaded the project to
+    #: check it: on_config takes it instead of loading every file again.
+    preloaded: Loaded | None = None
 
     def __init__(self) -> None:
         super().__init__()
@@ -108,9 +100,9 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         self._pending = {}
         docs = Path(config.docs_dir)
         root = Path(self.config.root) if self.config.root else docs.parent
-        global _handed_over
-        if _handed_over is not None and _handed_over.project.root.resolve() == root.resolve():
-            self.loaded, _handed_over = _handed_over, None
+        preloaded, self.preloaded = self.preloaded, None
+        if preloaded is not None and preloaded.project.root.resolve() == root.resolve():
+            self.loaded = preloaded
         else:
             self.loaded = load_project(root)
         errors = [d for d in self.loaded.diagnostics if d.severity is Severity.ERROR]
@@ -180,7 +172,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         map_url = files.get_file_from_path(MAP_SRC).url
         self.side_job = Job(lambda: (map_markdown(glossary, _href_from(glossary, map_url, files)), *epub_with_leftovers(book), self._llms(site_url, site_name).files))
         files.append(File.generated(config, pages.EPUB_SRC, content=b""))  # known to MkDocs' link validation; written in on_post_build
-        if os.environ.get(BOOK_ENV) == "1":
+        if self.config.book:
             try:
                 files.append(File.generated(config, pages.PDF_SRC, content=pdf_bytes(book, self.loaded.project.root)))
                 self.downloads.append(("PDF", pages.PDF_SRC))
