@@ -77,11 +77,11 @@ def generate(root: Path, n: int, seed: int = 1) -> Path:
 def _records(root: Path) -> None:
     """A passed record for every snippet, as `glossary verify` on the H200 would write it."""
     from glossary_tool.pipeline import load_project
-    from glossary_tool.verify.records import Record, read_artifact, read_record, sha256, write_record
+    from glossary_tool.verify.records import Record, read_artifact, records_for, sha256, write_record
 
     real = load_project(REPO)
     warp = real.glossary.terms["warp"]
-    model = read_record(real.project.records_dir, warp, warp.snippets[0])
+    model = records_for(real.project.records_dir, warp, warp.snippets[0]).get("nvidia-h200")
     ptx = read_artifact(real.project.records_dir, warp, warp.snippets[0], "ptx")
     sass = read_artifact(real.project.records_dir, warp, warp.snippets[0], "sass")
     assert model is not None

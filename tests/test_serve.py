@@ -77,7 +77,7 @@ def redraw(root: Path) -> None:
 def rerun(root: Path) -> None:
     record = next((root / "snippets").glob("*/term-00010/demo/*.json"))
     data = json.loads(record.read_text(encoding="utf-8"))
-    data["date"] = "2026-11-23"  # the badge under the snippet shows it
+    data["date"] = "2026-12-01" if data["date"] != "2026-12-01" else "2026-12-02"  # the badge under the snippet shows it
     record.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
 
@@ -103,7 +103,7 @@ def test_incremental_rebuilds_write_the_bytes_of_a_clean_build(glossary: Path, t
     preview = Preview(glossary / "mkdocs.yml", "127.0.0.1:8765", site_dir=str(tmp_path / "preview"))
     preview.build()
     total = len(preview.incremental.rebuilt)
-    assert total == N + 10, "the first build renders every page: home, 5 sections, A-Z, Rosetta, map, what’s new and the terms"
+    assert total == N + 12, "the first build renders every page: home, 6 sections, A-Z, Rosetta, GPU comparison, map, what’s new and the terms"
     for step, change, expected in STEPS:
         change(glossary)
         preview.build()
@@ -133,7 +133,7 @@ def test_preview_has_a_working_search_index_after_partial_rebuilds(glossary: Pat
     assert Path(src).stem == "term-00004"
     index = json.loads((Path(preview.site_dir) / "search" / "search_index.json").read_text(encoding="utf-8"))
     pages = {doc["location"].split("#")[0] for doc in index["docs"]}
-    assert len(pages) == N + 9, "every page is still in the index, not only the rebuilt one (What's new is left out of search)"
+    assert len(pages) == N + 11, "every page is still in the index, not only the rebuilt one (What's new is left out of search)"
     hits = [doc["location"] for doc in index["docs"] if "zanzibar" in doc["text"]]
     assert hits and all(h.startswith(src.removesuffix(".md") + "/") for h in hits)
     home = BeautifulSoup((Path(preview.site_dir) / "index.html").read_text(encoding="utf-8"), "html.parser")

@@ -28,7 +28,7 @@ from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import get_toc
 from mkdocs.utils import get_relative_url
 
-from glossary_tool.adapters.mkdocs_incremental import Incremental, digest, extras_key, layout_key, map_key
+from glossary_tool.adapters.mkdocs_incremental import Incremental, digest, extras_key, layout_key, map_key, plan_files
 from glossary_tool.adapters.mkdocs_publish import Publisher
 from glossary_tool.atomic import write_bytes
 from glossary_tool.background import BackgroundError, Job
@@ -157,6 +157,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             files.append(File.generated(config, pages.HOME_SRC, content=""))
         if self.active is not None:  # the serve preview has no book: rebuilding it took seconds per edit
             self.downloads = []
+            plan_files(files, self.active, config)
             return files
         # The book downloads linked from the home page: the EPUB always (about 2 s), the
         # PDF only for `glossary build --book` (it takes a minute).
@@ -206,9 +207,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         self._built_pages = doc_pages
         rebuild = incremental.plan(digest(*frame), fingerprints)
         for page in doc_pages:
-            if page.file.src_uri in rebuild:
-                incremental.rebuild(page)
-            else:
+            if page.file.src_uri not in rebuild:
                 incremental.skip(page)
                 del self._pending[page.file.src_uri]
         log.info(f"glossary: rebuilding {len(rebuild)} of {len(doc_pages)} pages")
