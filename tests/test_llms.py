@@ -161,7 +161,10 @@ def test_section_files_link_their_own_terms_inside_and_others_absolutely(llms_fi
         assert {f"term-{slug}" for slug in section.terms} <= anchors
         inside = set(re.findall(r"\]\(<?#([^)>\s]+)>?\)", text))
         assert inside <= anchors, sorted(inside - anchors)[:5]
-        outside = re.findall(r"\]\(<?(https?://[^)>\s]+)>?\)", re.sub(r"#### Sources\n\n(?:- .*\n)+", "", text))
+        # cross-references only: not sources, not the "in full in the Markdown copy" snippet links
+        prose = re.sub(r"#### Sources\n\n(?:- .*\n)+", "", text)
+        prose = re.sub(r"^\*Snippet `.*$", "", prose, flags=re.M)
+        outside = re.findall(r"\]\(<?(https?://[^)>\s]+)>?\)", prose)
         for url in outside:
             if url.startswith(SITE_URL) and url.endswith(".md"):
                 other_section = url.removeprefix(SITE_URL).split("/")[0]
