@@ -37,6 +37,7 @@ from glossary_tool.emit import pages
 from glossary_tool.emit.links import RelativeLinker, term_src
 from glossary_tool.emit.llms import LlmsFiles, render_llms
 from glossary_tool.emit.markdown import term_markdown
+from glossary_tool.emit.markdown_copy import markdown_copy, sitemap_stubs, with_copy_buttons, with_head_links
 from glossary_tool.emit.snippets import SiteSnippets
 from glossary_tool.model import Glossary, Term
 from glossary_tool.pipeline import Loaded, load_project
@@ -210,9 +211,9 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         if self.active is None:
             _, epub, llms_files = self._side_results()
             write_bytes(site_dir / pages.EPUB_SRC, epub, durable=False)
-            LlmsFiles(llms_files).write(site_dir)
+            LlmsFiles({**llms_files, **sitemap_stubs(self.loaded.glossary)}).write(site_dir)
             return
-        llms = self._llms(config.site_url or "/", config.site_name)
+        llms = LlmsFiles({**self._llms(config.site_url or "/", config.site_name).files, **sitemap_stubs(self.loaded.glossary)})
         llms.write(site_dir)
         self.active.replace_written(site_dir, set(llms.files))
         self.active.finish(site_dir, [(p.file.src_uri, p.url) for p in self._built_pages])
@@ -239,10 +240,18 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         return markdown if rendered is None else rendered
 
     def on_page_content(self, html_text: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+        term = self._term_at(page.file.src_uri)
+        if term is not None:  # "Copy page as Markdown" / "View as Markdown"; page.content too, for capture()
+            html_text = page.content = with_copy_buttons(html_text, page.url, term_src(term))
         incremental = self.active
         if incremental is not None:
             incremental.capture(page)
         return html_text
+
+    def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
+        """Every page's head names its Markdown copy and llms.txt (emit/markdown_copy.py)."""
+        assert self.loaded is not None
+        return with_head_links(output, page.url, markdown_copy(self.loaded.glossary, page.file.src_uri))
 
     def _page_meta(self, page: Page) -> None:
         """What each page's front matter gains or loses before MkDocs renders it."""
