@@ -168,8 +168,9 @@ def build_server(loaded: Loaded, site_url: str = DEFAULT_SITE_URL) -> MCPServer:
         found = next((s for s in owner.snippets if s.name == snippet.strip()), None)
         if found is None:
             return _text(f"No snippet '{snippet[:80]}' in {owner.display_title}. " + answers.snippet_choices(owner), error=True)
-        runs = answers.gpu_runs(loaded.project.records_dir, owner, found)
-        return _text(answers.snippet_answer(owner, found, runs, tuple(parts or answers.SNIPPET_PARTS)))
+        records_root = loaded.project.records_dir
+        records = answers.snippet_records(records_root, owner, found)
+        return _text(answers.snippet_answer(owner, found, records, records_root, tuple(parts or answers.SNIPPET_PARTS)))
 
     @tool
     def list_terms(

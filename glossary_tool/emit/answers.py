@@ -18,8 +18,13 @@ from glossary_tool import lookup
 from glossary_tool.emit.links import AbsoluteLinker, term_src
 from glossary_tool.emit.llms import diagram_text
 from glossary_tool.emit.markdown import fence_for, md_escape_text, term_markdown
-from glossary_tool.emit.snippets import LANG_LEXER, SnippetView, view
+from glossary_tool.emit.snippets import LANG_LEXER, PlainSnippets
 from glossary_tool.model import SECTION_TITLES, Glossary, Snippet, Term
+from glossary_tool.verify import records as _records
+from glossary_tool.verify.freshness import Freshness, freshness
+from glossary_tool.verify.records import PASSED, Record, read_artifact, read_record
+
+_records_for = getattr(_records, "records_for", None)
 
 #: Characters per answer (about 10k tokens): past this an answer is cut with a note.
 ANSWER_LIMIT = 40_000
@@ -57,37 +62,34 @@ class Site:
         return AbsoluteLinker(self.site_url)
 
 
-def gpu_runs(records_root: Path, term: Term, snippet: Snippet) -> tuple[SnippetView, ...]:
-    """One view per GPU that ran the snippet, in the order the records list them.
+def snippet_records(records_root: Path, term: Term, snippet: Snippet) -> tuple[Record, ...]:
+    """Every record of a snippet, one per GPU that ran (or tried to run) it.
 
-    Records hold one GPU run each today (glossary_tool/verify/records.py); when they hold
-    several, this is the one function to change: every answer below loops over its result.
+    The one place answers read records. Records are one file per GPU where
+    ``verify.records.records_for`` exists (per-GPU records); before that there is one record
+    per snippet, read with ``read_record``.
     """
-    return (view(records_root, term, snippet),)
+    if _records_for is not None:
+        return tuple(_records_for(records_root, term, snippet).values())
+    record = read_record(records_root, term, snippet)
+    return (record,) if record is not None else ()
 
 
-def _gpu_label(run: SnippetView) -> str:
-    record = run.record
-    if run.verified and record is not None and record.machine is not None:
-        return record.machine.gpu_name
-    return "no GPU"
+def _verified(snippet: Snippet, record: Record) -> bool:
+    return record.status == PASSED and record.machine is not None and freshness(snippet, record) is Freshness.FRESH
 
 
-@dataclass(frozen=True)
-class GpuSnippets:
-    """A snippet inside a term answer: its source, then each GPU's badge and output."""
+def _run_line(snippet: Snippet, record: Record) -> str:
+    """What one record says: the GPU, toolchain and date of a passing run, else what happened."""
+    if freshness(snippet, record) is not Freshness.FRESH:
+        return f"{_gpu(record)}: not verified, the snippet changed after this run ({record.date})."
+    if _verified(snippet, record) and record.machine is not None:
+        return f"{record.machine.badge(snippet.option('arch', 'sm_90') or 'sm_90')}, {record.date}"
+    return f"{_gpu(record)} printed no output to show for this source (status below)."
 
-    records_root: Path
 
-    def __call__(self, term: Term, snippet: Snippet) -> str:
-        parts = [f"Snippet `{snippet.name}`:", "", fence_for(snippet.source, LANG_LEXER.get(snippet.lang, ""))]
-        for run in gpu_runs(self.records_root, term, snippet):
-            parts += ["", f"*{run.badge()}*"]
-            output = run.output()
-            if output is not None:
-                label = f"{output[0]} ({_gpu_label(run)})" if run.verified else output[0]
-                parts += ["", f"{label}:", "", fence_for(output[1] or "(no output)", "text")]
-        return "\n".join(parts) + "\n"
+def _gpu(record: Record) -> str:
+    return record.machine.gpu_name if record.machine is not None else "no GPU"
 
 
 def unknown(glossary: Glossary, name: str, what: str = "term") -> str:
@@ -115,9 +117,10 @@ def search_answer(glossary: Glossary, query: str, hits: Sequence[lookup.Hit], si
 
 def term_answer(glossary: Glossary, term: Term, records_root: Path, site: Site, diagrams: Mapping[str, Any] | None = None) -> str:
     """The whole term as Markdown: title, summary, body with plain absolute links, each snippet
-    with what each GPU printed, diagrams as text, equivalents and sources. No "Linked from"
-    list and no link titles: neighbourhood_answer has those, and they doubled the size."""
-    text = term_markdown(term, glossary, site.linker, GpuSnippets(records_root), extra_after_body=diagram_text(term, diagrams or {}), compact=True)
+    with what each GPU printed (PlainSnippets, as in the Markdown copies), diagrams as text,
+    equivalents and sources. No "Linked from" list and no link titles: neighbourhood_answer has
+    those, and they doubled the size."""
+    text = term_markdown(term, glossary, site.linker, PlainSnippets(records_root), extra_after_body=diagram_text(term, diagrams or {}), compact=True)
     title, _, rest = text.partition("\n")
     meta = f"*{SECTION_TITLES.get(term.section, term.section)} · `{term.slug}` · {site.page(term)}*\n\n**Summary:** {md_escape_text(term.summary)}"
     tail = ""
@@ -167,36 +170,36 @@ def snippet_choices(term: Term) -> str:
     return f"{term.display_title} (`{term.slug}`) has {len(term.snippets)} snippet(s): {names}. Name one with the snippet argument."
 
 
-def snippet_answer(term: Term, snippet: Snippet, runs: Sequence[SnippetView], parts: Sequence[str] = SNIPPET_PARTS) -> str:
-    """One snippet: source, then per GPU the record's machine and date, output, PTX and SASS."""
+def snippet_answer(term: Term, snippet: Snippet, records: Sequence[Record], records_root: Path, parts: Sequence[str] = SNIPPET_PARTS) -> str:
+    """One snippet: source; per GPU the record's machine, date and output; then PTX and SASS."""
     lines = [f"# Snippet `{snippet.name}` of {term.display_title} (`{term.slug}`)", ""]
     options = ", ".join(f"{k}={v}" for k, v in snippet.options if k != "name")
     lines.append(f"Language: {snippet.lang}" + (f"; options: {options}" if options else ""))
     if "source" in parts:
         lines += ["", "## Source", "", fence_for(snippet.source, LANG_LEXER.get(snippet.lang, ""))]
-    for run in runs:
-        record = run.record
-        lines += ["", f"## Run: {_gpu_label(run)}", "", f"*{run.badge()}*"]
-        if record is not None:
-            lines += ["", f"- status: {record.status}" + (f" ({record.reason})" if record.reason else ""), f"- date: {record.date}"]
-            machine = record.machine
-            if machine is not None:
-                lines += [
-                    f"- GPU: {machine.gpu_name}, compute capability {machine.compute_capability}, {machine.sm_count} SMs" + (f", {machine.gpu_count} GPUs" if machine.gpu_count > 1 else ""),
-                    f"- driver {machine.driver_version}, CUDA runtime {machine.cuda_runtime_version}, nvcc {machine.nvcc_version}",
-                ]
-            if record.exit_status is not None:
-                lines.append(f"- exit status {record.exit_status}, {record.duration_s:.2f} s")
-        if "output" in parts:
-            output = run.output()
-            if output is not None:
-                lines += ["", f"### {output[0]}", "", fence_for(output[1] or "(no output)", "text")]
-            if record is not None and record.stderr.strip() and run.verified:
+    if not records:
+        lines += ["", "## Runs", "", "Not yet verified: no GPU has run this snippet."]
+        if "output" in parts and snippet.expected is not None:
+            lines += ["", "### Expected output (not printed by any GPU)", "", fence_for(snippet.expected, "text")]
+    for record in records:
+        lines += ["", f"## Run on {_gpu(record)}", "", f"*{_run_line(snippet, record)}*", "", f"- status: {record.status}" + (f" ({record.reason})" if record.reason else ""), f"- date: {record.date}"]
+        machine = record.machine
+        if machine is not None:
+            lines += [
+                f"- GPU: {machine.gpu_name}, compute capability {machine.compute_capability}, {machine.sm_count} SMs" + (f", {machine.gpu_count} GPUs" if machine.gpu_count > 1 else ""),
+                f"- driver {machine.driver_version}, CUDA runtime {machine.cuda_runtime_version}, nvcc {machine.nvcc_version}",
+            ]
+        if record.exit_status is not None:
+            lines.append(f"- exit status {record.exit_status}, {record.duration_s:.2f} s")
+        if "output" in parts and _verified(snippet, record):
+            lines += ["", f"### Output on {_gpu(record)}", "", fence_for(record.stdout or "(no output)", "text")]
+            if record.stderr.strip():
                 lines += ["", "### Standard error", "", fence_for(record.stderr, "text")]
-        for kind, text in (("ptx", run.ptx), ("sass", run.sass)):
-            if kind in parts:
-                shown = text if text else f"(no {kind.upper()} recorded for this run)"
-                lines += ["", f"### {kind.upper()}", "", fence_for(shown, "text") if text else shown]
+    fresh = any(freshness(snippet, r) is Freshness.FRESH for r in records)
+    for kind in ("ptx", "sass"):
+        if kind in parts:
+            text = read_artifact(records_root, term, snippet, kind) if fresh else None
+            lines += ["", f"## {kind.upper()}", "", fence_for(text, "text") if text else f"(no {kind.upper()} recorded for the current source)"]
     return cap("\n".join(lines) + "\n", hint="Ask for fewer parts (e.g. parts=['source', 'output']) to see the rest.")
 
 

@@ -17,7 +17,7 @@ from glossary_tool.atomic import write_text
 from glossary_tool.emit.links import AbsoluteLinker, AnchorLinker, term_anchor, term_src
 from glossary_tool.emit.markdown import BodyRewriter, fence_for, term_markdown
 from glossary_tool.emit.pages import az_markdown, rosetta_markdown
-from glossary_tool.emit.snippets import PlainSnippets, view
+from glossary_tool.emit.snippets import LANG_LEXER, PlainSnippets
 from glossary_tool.model import Glossary, Snippet, Term
 
 ABOUT = (
@@ -57,16 +57,13 @@ class CompactSnippets:
     absolute: AbsoluteLinker
 
     def __call__(self, term: Term, snippet: Snippet) -> str:
+        block = PlainSnippets(self.records_root)(term, snippet)
         lines = snippet.source.rstrip("\n").count("\n") + 1
-        if lines <= INLINE_SOURCE_LINES:
-            return PlainSnippets(self.records_root)(term, snippet)
-        v = view(self.records_root, term, snippet)
+        source = fence_for(snippet.source, LANG_LEXER.get(snippet.lang, ""))
+        if lines <= INLINE_SOURCE_LINES or not block.startswith(source):
+            return block
         where = self.absolute.to_term(term)
-        parts = [f"*Snippet `{snippet.name}`: a {lines}-line {snippet.lang} program, in full in [the Markdown copy of this term]({where}).* *{v.badge()}*"]
-        output = v.output()
-        if output is not None:
-            parts += ["", f"{output[0]}:", "", fence_for(output[1] or "(no output)", "text")]
-        return "\n".join(parts) + "\n"
+        return f"*Snippet `{snippet.name}`: a {lines}-line {snippet.lang} program, in full in [the Markdown copy of this term]({where}).*" + block[len(source) :]
 
 
 def section_file(section: str) -> str:
