@@ -274,27 +274,37 @@ def _sentence(glossary: Glossary, term: Term, link: Link) -> str:
     end = index
     while end + 1 < len(lines) and lines[end + 1].strip() and not _BLOCK_START.match(lines[end + 1]):
         end += 1
-    shown_lines = []
-    offset = 0
-    for i in range(start, end + 1):
-        line, shift = lines[i], 0
-        for xref in sorted((x for x in term.xrefs if x.line - term.body_offset - 1 == i), key=lambda x: x.col):
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    lo, hi = starts[start], starts[end + 1] - 1
+
+    def at(line: int, col: int) -> int:
+        return starts[min(max(line - term.body_offset - 1, 0), len(lines))] + col - 1
+
+    # replace each reference inside the paragraph by what a reader sees, from the right,
+    # by source span (a reference may wrap onto the next line where the loader records its end)
+    edits = []
+    for xref in term.xrefs:
+        first = at(xref.line, xref.col)
+        last_line = getattr(xref, "end_line", 0)
+        stop = at(last_line, getattr(xref, "end_col", 0)) if last_line else first + len(xref.raw)
+        if lo <= first and stop <= hi:
             resolved = glossary.link_for(term.slug, xref)
-            shown = display_text(xref, glossary.terms[resolved.target]) if resolved else xref.shown
-            col = xref.col - 1 + shift
-            if xref is link.xref:
-                offset = sum(len(t) + 1 for t in shown_lines) + col
-            line = line[:col] + shown + line[col + len(xref.raw) :]
-            shift += len(shown) - len(xref.raw)
-        shown_lines.append(line)
-    paragraph = "\n".join(shown_lines)
+            edits.append((first, stop, display_text(xref, glossary.terms[resolved.target]) if resolved else xref.shown, xref is link.xref))
+    paragraph = term.body[lo:hi]
+    offset = at(link.xref.line, link.xref.col) - lo
+    for first, stop, shown, mine in sorted(edits, reverse=True):
+        paragraph = paragraph[: first - lo] + shown + paragraph[stop - lo :]
+        if first - lo < offset and not mine:
+            offset += len(shown) - (stop - first)
     marker = re.match(r"^\s*(?:[-*+]|\d+[.)])\s+", paragraph)
     if marker:
         paragraph, offset = paragraph[marker.end() :], offset - marker.end()
     bounds = [0] + [m.end() for m in re.finditer(r"(?<=[.!?])\s+(?=[A-Z`*(\[])", paragraph)] + [len(paragraph) + 1]
-    for lo, hi in zip(bounds, bounds[1:], strict=False):
-        if lo <= offset < hi:
-            return " ".join(paragraph[lo:hi].split())
+    for begin, finish in zip(bounds, bounds[1:], strict=False):
+        if begin <= offset < finish:
+            return " ".join(paragraph[begin:finish].split())
     return " ".join(paragraph.split())
 
 
