@@ -89,24 +89,33 @@ def _body_lines(term) -> list[re.Pattern[str]]:
 
     Built from the raw file body, not from the renderer, so a renderer that drops or mangles
     text fails here. Verify snippets (fence and output) are left out: their outputs are checked
-    separately and long programs are linked, not inlined.
+    separately and long programs are linked, not inlined. A reference that wraps onto the next
+    line (the loader records where it ends) joins the two lines, as the rendered link does.
     """
     lines = term.body.split("\n")
-    skip = {i for s in term.snippets for i in range(s.body_start, s.body_end)}
-    xrefs_by_line: dict[int, list] = {}
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+
+    def at(line: int, col: int) -> int:
+        return starts[min(max(line - term.body_offset - 1, 0), len(lines))] + col - 1
+
+    spans = []
     for xref in term.xrefs:
-        xrefs_by_line.setdefault(xref.line - term.body_offset - 1, []).append(xref)
+        first = at(xref.line, xref.col)
+        end_line = getattr(xref, "end_line", 0)
+        spans.append((first, at(end_line, getattr(xref, "end_col", 0)) if end_line else first + len(xref.raw)))
+    for snippet in term.snippets:
+        spans.append((starts[snippet.body_start], starts[min(snippet.body_end, len(lines))] - 1))
+    text = term.body
+    for first, stop in sorted(spans, reverse=True):
+        text = text[:first] + ("\x00" if text[first : first + 2] == "[[" else "\x01") + text[stop:]
     patterns = []
-    for i, line in enumerate(lines):
-        if i in skip or not line.strip():
+    for line in text.split("\n"):
+        if not line.strip() or line.strip() == "\x01":
             continue
-        pieces, pos = [], 0
-        for xref in sorted(xrefs_by_line.get(i, []), key=lambda x: x.col):
-            pieces.append(re.escape(_plain(line[pos : xref.col - 1])))
-            pieces.append(".+?")
-            pos = xref.col - 1 + len(xref.raw)
-        pieces.append(re.escape(_plain(line[pos:])))
-        patterns.append(re.compile("".join(pieces)))
+        pieces = [re.escape(_plain(piece)) for piece in line.replace("\x01", "").split("\x00")]
+        patterns.append(re.compile(".+?".join(pieces)))
     return patterns
 
 
