@@ -156,6 +156,10 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     root = _root(args)
     loaded = load_project(root, check_records=False)
     errors = sum(d.severity is Severity.ERROR for d in loaded.diagnostics)
+    if not loaded.glossary.terms:  # nothing to serve: say why instead of answering "no term" forever
+        print(render([d for d in loaded.diagnostics if d.severity is Severity.ERROR]), file=sys.stderr)
+        print(f"glossary mcp: no terms under {root / 'glossary'}; nothing to serve", file=sys.stderr)
+        return 1
     where = f"http://{http[0]}:{http[1]}/mcp" if http else "stdio"
     # stdout is the protocol channel on stdio: everything for people goes to stderr
     print(f"glossary mcp: {len(loaded.glossary.terms)} terms loaded in {time.monotonic() - started:.2f} s, serving on {where}" + (f" ({errors} check error(s): run glossary check)" if errors else ""), file=sys.stderr)

@@ -324,6 +324,13 @@ def test_cli_rejects_a_bad_http_address(repo, capsys):
     assert "glossary mcp: --http expects [HOST:]PORT" in capsys.readouterr().err
 
 
+def test_cli_refuses_a_root_without_terms(tmp_path, capsys):
+    assert main(["--root", str(tmp_path), "mcp"]) == 1
+    err = capsys.readouterr().err
+    assert f"glossary mcp: no terms under {tmp_path / 'glossary'}; nothing to serve" in err
+    assert "Traceback" not in err
+
+
 def _env() -> dict[str, str]:
     return {"PYTHONPATH": str(REPO), "PATH": os.environ.get("PATH", "")}
 

@@ -203,7 +203,7 @@ def build_server(loaded: Loaded, site_url: str = DEFAULT_SITE_URL) -> MCPServer:
         """The glossary's llms.txt: every term with its one-line summary and Markdown URL, by section."""
         return ctx.llms("llms.txt")
 
-    @server.resource("glossary://llms-full.txt", name="llms-full.txt", title="The whole glossary in one file (about 0.9 MB)", mime_type="text/markdown")
+    @server.resource("glossary://llms-full.txt", name="llms-full.txt", title="The whole glossary in one file (under 1 MB)", mime_type="text/markdown")
     def llms_full_txt() -> str:
         """Every term in reading order in one Markdown file, links inside the file."""
         return ctx.llms("llms-full.txt")
