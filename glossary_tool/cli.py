@@ -1,4 +1,4 @@
-"""The ``glossary`` command line: check, build, serve, verify, new, stats, links.
+"""The ``glossary`` command line: check, build, serve, verify, new, stats, links, mcp.
 
 Every command turns problems into diagnostics and an exit status; none lets a traceback
 reach the user. MkDocs is imported only by ``build`` and ``serve``, so ``check`` and
@@ -159,6 +159,36 @@ def cmd_links(args: argparse.Namespace) -> int:
     return run_links(_root(args), online=args.online, cache_path=cache, timeout=args.timeout, jobs=args.jobs, max_age_days=args.max_age)
 
 
+def cmd_mcp(args: argparse.Namespace) -> int:
+    import time
+
+    started = time.monotonic()
+    try:
+        from glossary_tool.adapters.mcp_server import parse_http, serve, site_url_of
+    except ImportError as exc:
+        print(f"glossary mcp: needs the mcp package ({exc}); install it with: pip install 'gpu-glossary[mcp]'", file=sys.stderr)
+        return 1
+    from glossary_tool.pipeline import load_project
+
+    try:
+        http = parse_http(args.http) if args.http else None
+    except ValueError as exc:
+        print(f"glossary mcp: {exc}", file=sys.stderr)
+        return 1
+    root = _root(args)
+    loaded = load_project(root, check_records=False)
+    errors = sum(d.severity is Severity.ERROR for d in loaded.diagnostics)
+    if not loaded.glossary.terms:  # nothing to serve: say why instead of answering "no term" forever
+        print(render([d for d in loaded.diagnostics if d.severity is Severity.ERROR]), file=sys.stderr)
+        print(f"glossary mcp: no terms under {root / 'glossary'}; nothing to serve", file=sys.stderr)
+        return 1
+    where = f"http://{http[0]}:{http[1]}/mcp" if http else "stdio"
+    # stdout is the protocol channel on stdio: everything for people goes to stderr
+    print(f"glossary mcp: {len(loaded.glossary.terms)} terms loaded in {time.monotonic() - started:.2f} s, serving on {where}" + (f" ({errors} check error(s): run glossary check)" if errors else ""), file=sys.stderr)
+    serve(loaded, args.site_url or site_url_of(root), http)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="glossary", description="Build, check and verify the GPU glossary.")
     parser.add_argument("--version", action="version", version=f"glossary {__version__}")
@@ -212,6 +242,11 @@ def build_parser() -> argparse.ArgumentParser:
     stats = sub.add_parser("stats", help="terms, words and links per section; orphans; most-linked terms")
     stats.add_argument("--top", type=int, default=10, help="how many most-linked terms to list")
     stats.set_defaults(func=cmd_stats)
+
+    mcp = sub.add_parser("mcp", help="serve the glossary to language models over the Model Context Protocol (stdio, or --http)")
+    mcp.add_argument("--http", metavar="[HOST:]PORT", help="serve the streamable HTTP transport at http://HOST:PORT/mcp instead of stdio; HOST defaults to 127.0.0.1")
+    mcp.add_argument("--site-url", help="base URL of the published site for links in answers (default: site_url of mkdocs.yml)")
+    mcp.set_defaults(func=cmd_mcp)
 
     links = sub.add_parser("links", help="list external links (sources and bodies); --online checks them (not for CI)")
     links.add_argument("--online", action="store_true", help="fetch each distinct URL (HEAD, then GET) and report broken ones")

@@ -447,3 +447,64 @@ def test_screenshots_of_a_term_page_in_both_palettes(browser: Browser, base_url:
         finally:
             watched.context.close()
         assert (ARTIFACTS / f"term-{scheme}.png").stat().st_size > 10_000
+
+
+def _head_link(page: Page, rel: str) -> str:
+    """The resolved href of the page's ``<link rel=... type="text/markdown">``, '' if none."""
+    return page.evaluate("(rel) => { const l = document.querySelector(`head link[rel='${rel}'][type='text/markdown']`); return l ? l.href : ''; }", rel)
+
+
+def test_every_page_head_names_its_markdown_copy_and_llms_txt(web: Watched, glossary, real_site: Path):
+    section = glossary.sections[0]
+    term = glossary.terms[section.terms[0]]
+    cases = [("", "llms.txt"), (f"{section.slug}/", f"llms-{section.slug}.txt"), (f"{term.section}/{term.slug}/", f"{term.section}/{term.slug}.md"), ("a-z/", "a-z.md"), ("rosetta/", "rosetta.md")]
+    for path, copy in cases:
+        web.goto(path)
+        assert _head_link(web.page, "alternate") == web.base + copy, path
+        assert _head_link(web.page, "describedby") == web.base + "llms.txt", path
+        assert (real_site / copy).is_file(), copy
+        response = web.page.request.get(web.base + copy)
+        assert response.ok and response.text() == (real_site / copy).read_text(encoding="utf-8")
+    web.assert_clean()
+
+
+def test_copy_page_as_markdown_by_keyboard_puts_the_markdown_copy_on_the_clipboard(web: Watched, glossary, real_site: Path):
+    term = glossary.terms["warp"]
+    copy = real_site / term.section / f"{term.slug}.md"
+    web.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=web.base[: -len(PREFIX)])
+    web.goto(f"{term.section}/{term.slug}/")
+    page = web.page
+    page.evaluate("navigator.clipboard.writeText('nothing yet')")
+    button = page.get_by_role("button", name="Copy page as Markdown")
+    view = page.get_by_role("link", name="View as Markdown")
+    expect(button).to_be_visible()
+    expect(view).to_have_attribute("href", re.compile(r"\.md$"))
+    assert page.evaluate("(a) => a.href", view.element_handle()) == f"{web.base}{term.section}/{term.slug}.md"
+    # keyboard only: Tab from the title's permalink reaches the button, Enter presses it
+    page.locator("article h1 a.headerlink").first.focus()
+    for _ in range(5):
+        if page.evaluate("document.activeElement && document.activeElement.classList.contains('gg-md-copy')"):
+            break
+        page.keyboard.press("Tab")
+    expect(button).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.locator(".gg-md-status")).to_have_text("Copied to the clipboard.")
+    assert page.evaluate("navigator.clipboard.readText()") == copy.read_text(encoding="utf-8")
+    expect(button).to_be_focused()
+    web.assert_clean()
+
+
+def test_copy_button_works_after_instant_navigation(web: Watched, glossary, real_site: Path):
+    """Material swaps pages in without reloading: the button on the new page must still copy."""
+    link = glossary.links["warp"][0]
+    target = glossary.terms[link.target]
+    web.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=web.base[: -len(PREFIX)])
+    web.goto("device-software/warp/")
+    _link_to(web.page, f"{web.base}{target.section}/{target.slug}/").click()
+    web.page.wait_for_url(f"**{PREFIX}{target.section}/{target.slug}/")
+    button = web.page.get_by_role("button", name="Copy page as Markdown")
+    expect(button).to_be_visible()
+    button.click()
+    expect(web.page.locator(".gg-md-status")).to_have_text("Copied to the clipboard.")
+    assert web.page.evaluate("navigator.clipboard.readText()") == (real_site / target.section / f"{target.slug}.md").read_text(encoding="utf-8")
+    web.assert_clean()

@@ -5,9 +5,13 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
+import pytest
 from llms_txt import parse_llms_file
 
+from glossary_tool.emit.answers import snippet_records
+from glossary_tool.emit.llms import render_llms, section_file
 from glossary_tool.pipeline import load_project
+from glossary_tool.verify.freshness import Freshness, freshness
 from tests.conftest import REPO
 
 SITE_URL = "https://gpu-glossary.github.io/gpu-glossary/"
@@ -59,3 +63,118 @@ def test_llms_full_links_resolve_inside_the_file(real_site):
     assert {f"term-{slug}" for slug in glossary.terms} <= anchors
     targets = set(re.findall(r"\]\(<?#([^)>\s]+)>?", text))
     assert targets and targets <= anchors, sorted(targets - anchors)[:5]
+
+
+# --- llms-full.txt and the per-section files: sized for a model's context, nothing lost ---
+
+FULL_LIMIT = 1_000_000
+SECTION_LIMIT = 300_000
+
+
+@pytest.fixture(scope="module")
+def llms_files() -> dict[str, str]:
+    """The real glossary's llms files rendered without MkDocs (fast; same function the build calls)."""
+    loaded = load_project(REPO, check_records=False)
+    return render_llms(loaded.glossary, REPO / "snippets", REPO / "llms_txt", SITE_URL, "GPU Glossary", loaded.diagrams).files
+
+
+def _plain(text: str) -> str:
+    """Markdown links reduced to their text, escapes undone: what a reader of the file sees."""
+    text = re.sub(r"\[((?:\\.|[^\]\\])*)\]\((?:<[^>]*>|[^)\s]*)(?: \"[^\"]*\")?\)", r"\1", text)
+    return re.sub(r"\\([\\\[\]*_`])", r"\1", text).replace("&lt;", "<")
+
+
+def _body_lines(term) -> list[re.Pattern[str]]:
+    """Each prose line of a term's body as written, with every [[xref]] free to show any text.
+
+    Built from the raw file body, not from the renderer, so a renderer that drops or mangles
+    text fails here. Verify snippets (fence and output) are left out: their outputs are checked
+    separately and long programs are linked, not inlined. A reference that wraps onto the next
+    line (the loader records where it ends) joins the two lines, as the rendered link does.
+    """
+    lines = term.body.split("\n")
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+
+    def at(line: int, col: int) -> int:
+        return starts[min(max(line - term.body_offset - 1, 0), len(lines))] + col - 1
+
+    spans = []
+    for xref in term.xrefs:
+        first = at(xref.line, xref.col)
+        end_line = getattr(xref, "end_line", 0)
+        spans.append((first, at(end_line, getattr(xref, "end_col", 0)) if end_line else first + len(xref.raw)))
+    for snippet in term.snippets:
+        spans.append((starts[snippet.body_start], starts[min(snippet.body_end, len(lines))] - 1))
+    text = term.body
+    for first, stop in sorted(spans, reverse=True):
+        text = text[:first] + ("\x00" if text[first : first + 2] == "[[" else "\x01") + text[stop:]
+    patterns = []
+    for line in text.split("\n"):
+        if not line.strip() or line.strip() == "\x01":
+            continue
+        pieces = [re.escape(_plain(piece)) for piece in line.replace("\x01", "").split("\x00")]
+        patterns.append(re.compile(".+?".join(pieces)))
+    return patterns
+
+
+def test_llms_full_and_section_files_fit_a_context_window(llms_files):
+    glossary = load_project(REPO, check_records=False).glossary
+    assert len(llms_files["llms-full.txt"].encode()) <= FULL_LIMIT
+    for section in glossary.sections:
+        assert len(llms_files[section_file(section.slug)].encode()) <= SECTION_LIMIT, section.slug
+
+
+def test_llms_full_has_plain_links_and_no_backlink_lists(llms_files):
+    text = llms_files["llms-full.txt"]
+    assert "Linked from" not in text
+    titled = re.findall(r"\]\([^)\s]*#term-[^)\s]*>? \"", text)
+    assert not titled, titled[:3]
+    assert re.search(r"\]\(#term-[a-z0-9-]+\)", text)
+
+
+def test_every_body_line_and_verified_output_is_in_llms_full_and_its_section_file(llms_files):
+    loaded = load_project(REPO, check_records=False)
+    full = _plain(llms_files["llms-full.txt"])
+    sections = {s.slug: _plain(llms_files[section_file(s.slug)]) for s in loaded.glossary.sections}
+    checked_outputs = 0
+    for term in loaded.glossary.ordered_terms():
+        for pattern in _body_lines(term):
+            assert pattern.search(full), (term.slug, pattern.pattern[:80])
+            assert pattern.search(sections[term.section]), (term.slug, pattern.pattern[:80])
+        for snippet in term.snippets:
+            for record in snippet_records(REPO / "snippets", term, snippet):  # every GPU's record
+                if record.status != "passed" or freshness(snippet, record) is not Freshness.FRESH:
+                    continue
+                # outputs sit in code fences, which no Markdown escaping touches: compare with the raw files
+                assert record.stdout in llms_files["llms-full.txt"], (term.slug, snippet.name)
+                assert record.stdout in llms_files[section_file(term.section)], (term.slug, snippet.name)
+                checked_outputs += 1
+    assert checked_outputs > 0
+
+
+def test_llms_txt_lists_each_section_file_under_optional(llms_files):
+    parsed = parse_llms_file(llms_files["llms.txt"])
+    optional = {link["url"] for link in parsed.sections["Optional"]}
+    glossary = load_project(REPO, check_records=False).glossary
+    for section in glossary.sections:
+        assert SITE_URL + section_file(section.slug) in optional
+
+
+def test_section_files_link_their_own_terms_inside_and_others_absolutely(llms_files):
+    glossary = load_project(REPO, check_records=False).glossary
+    for section in glossary.sections:
+        text = llms_files[section_file(section.slug)]
+        anchors = set(re.findall(r'<a id="([^"]+)"></a>', text))
+        assert {f"term-{slug}" for slug in section.terms} <= anchors
+        inside = set(re.findall(r"\]\(<?#([^)>\s]+)>?\)", text))
+        assert inside <= anchors, sorted(inside - anchors)[:5]
+        # cross-references only: not sources, not the "in full in the Markdown copy" snippet links
+        prose = re.sub(r"#### Sources\n\n(?:- .*\n)+", "", text)
+        prose = re.sub(r"^\*Snippet `.*$", "", prose, flags=re.M)
+        outside = re.findall(r"\]\(<?(https?://[^)>\s]+)>?\)", prose)
+        for url in outside:
+            if url.startswith(SITE_URL) and url.endswith(".md"):
+                other_section = url.removeprefix(SITE_URL).split("/")[0]
+                assert other_section != section.slug or "#" in url, url

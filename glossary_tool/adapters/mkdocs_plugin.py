@@ -40,6 +40,7 @@ from glossary_tool.emit.gpu_compare import COMPARE_SRC, comparison_markdown, com
 from glossary_tool.emit.leftovers import Leftover, html_leftovers, leftover_diagnostics, markdown_leftovers, output_diagnostics
 from glossary_tool.emit.links import RelativeLinker, term_src
 from glossary_tool.emit.llms import LlmsFiles, render_llms
+from glossary_tool.emit.markdown_copy import markdown_copy, sitemap_stubs, with_copy_buttons, with_head_links
 from glossary_tool.emit.page_html import markdown_page, section_page, term_page
 from glossary_tool.emit.render import Rendered, RenderOptions
 from glossary_tool.emit.snippets import SiteSnippets
@@ -224,9 +225,9 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             write_bytes(site_dir / pages.EPUB_SRC, epub, durable=False)
             _report(output_diagnostics(glossary, epub_leftovers, "the EPUB"))
             _report(llms_leftovers(glossary, llms_files))
-            LlmsFiles(llms_files).write(site_dir)
+            LlmsFiles({**llms_files, **sitemap_stubs(glossary)}).write(site_dir)
             return
-        llms = self._llms(config.site_url or "/", config.site_name)
+        llms = LlmsFiles({**self._llms(config.site_url or "/", config.site_name).files, **sitemap_stubs(glossary)})
         _report(llms_leftovers(glossary, llms.files))
         llms.write(site_dir)
         self.active.replace_written(site_dir, set(llms.files) | published)
@@ -266,7 +267,11 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             term = self._term_at(page.file.src_uri)
             if term is not None:  # the contract, checked on what was produced (emit/leftovers.py)
                 _report(leftover_diagnostics(term, html_leftovers(html_text), "its page"))
-        html_text = page.content = html_text + self._page_additions(page.file.src_uri)
+        html_text = html_text + self._page_additions(page.file.src_uri)
+        term = self._term_at(page.file.src_uri)
+        if term is not None:  # "Copy page as Markdown" / "View as Markdown"
+            html_text = with_copy_buttons(html_text, page.url, term_src(term))
+        page.content = html_text  # for capture()
         incremental = self.active
         if incremental is not None:
             incremental.capture(page)
@@ -276,6 +281,11 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         """HTML appended to a page after rendering: a term's dates, citation and JSON-LD."""
         term = self._term_at(src)
         return self.publisher.term_html(term) if term is not None else ""
+
+    def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
+        """Every page's head names its Markdown copy and llms.txt (emit/markdown_copy.py)."""
+        assert self.loaded is not None
+        return with_head_links(output, page.url, markdown_copy(self.loaded.glossary, page.file.src_uri))
 
     def _page_meta(self, page: Page) -> None:
         """What each page's front matter gains or loses before MkDocs renders it."""

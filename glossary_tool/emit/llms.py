@@ -16,10 +16,10 @@ import jinja2
 from glossary_tool.atomic import write_text
 from glossary_tool.emit.gpu_compare import COMPARE_SRC, comparison_markdown, comparison_title
 from glossary_tool.emit.links import AbsoluteLinker, AnchorLinker, term_anchor, term_src
-from glossary_tool.emit.markdown import BodyRewriter, term_markdown
+from glossary_tool.emit.markdown import BodyRewriter, fence_for, term_markdown
 from glossary_tool.emit.pages import az_markdown, rosetta_markdown
-from glossary_tool.emit.snippets import PlainSnippets
-from glossary_tool.model import Glossary, Term
+from glossary_tool.emit.snippets import LANG_LEXER, PlainSnippets
+from glossary_tool.model import Glossary, Snippet, Term
 from glossary_tool.verify.outputs import reference_of
 
 ABOUT = (
@@ -42,6 +42,53 @@ class LlmsFiles:
             write_text(site_dir / rel, text, durable=False)
 
 
+#: Snippet programs up to this many lines are inlined in llms-full.txt; longer ones are linked.
+INLINE_SOURCE_LINES = 30
+
+
+@dataclass(frozen=True)
+class CompactSnippets:
+    """llms-full.txt's snippets: the verified output always, the source only when short.
+
+    Snippet programs are a quarter of the glossary's bytes, mostly 30-60 lines of setup and
+    error checks around a few lines the prose already explains; inlining them all put the
+    file past 1 MB. A long one is named and linked to the term's Markdown copy, which has it whole.
+    """
+
+    records_root: Path
+    absolute: AbsoluteLinker
+
+    def __call__(self, term: Term, snippet: Snippet) -> str:
+        block = PlainSnippets(self.records_root)(term, snippet)
+        lines = snippet.source.rstrip("\n").count("\n") + 1
+        source = fence_for(snippet.source, LANG_LEXER.get(snippet.lang, ""))
+        if lines <= INLINE_SOURCE_LINES or not block.startswith(source):
+            return block
+        where = self.absolute.to_term(term)
+        return f"*Snippet `{snippet.name}`: a {lines}-line {snippet.lang} program, in full in [the Markdown copy of this term]({where}).*" + block[len(source) :]
+
+
+def section_file(section: str) -> str:
+    """Where one section's terms are served as a single file (listed under llms.txt's Optional)."""
+    return f"llms-{section}.txt"
+
+
+@dataclass(frozen=True)
+class SectionLinker:
+    """Anchors inside a section file for its own terms, absolute URLs for the others'."""
+
+    section: str
+    absolute: AbsoluteLinker
+
+    def to_page(self, src: str) -> str:
+        return self.absolute.to_page(src)
+
+    def to_term(self, target: Term, anchor: str | None = None) -> str:
+        if target.section == self.section:
+            return AnchorLinker().to_term(target, anchor)
+        return self.absolute.to_term(target, anchor)
+
+
 def _env(templates: Path) -> jinja2.Environment:
     return jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates)), autoescape=False, keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
 
@@ -60,22 +107,29 @@ def render_llms(glossary: Glossary, records_root: Path, templates: Path, site_ur
     absolute = AbsoluteLinker(site_url)
     anchors = AnchorLinker()
     snippets = PlainSnippets(records_root)
+    compact = CompactSnippets(records_root, absolute)
     home = glossary.home
     title = home.title if home else site_name
     summary = home.summary if home and home.summary else "An interlinked GPU glossary."
     files: dict[str, str] = {}
     sections = []
     full_sections = []
+    section_files = []
     for section in glossary.sections:
         terms = [glossary.terms[s] for s in section.terms]
         sections.append({"title": section.title, "terms": [{"display_title": t.display_title, "url": absolute.to_term(t), "summary": t.summary} for t in terms]})
         full_terms = []
+        section_terms = []
         for term in terms:
             figures = diagram_text(term, diagrams or {})
             files[term_src(term)] = term_markdown(term, glossary, absolute, snippets, extra_after_body=figures)
-            full_terms.append({"anchor": term_anchor(term.slug), "markdown": term_markdown(term, glossary, anchors, snippets, title_level=3, extra_after_body=figures).strip()})
-        intro = BodyRewriter(glossary, anchors).body(section.page) if section.page is not None else section.summary
+            full_terms.append({"anchor": term_anchor(term.slug), "markdown": term_markdown(term, glossary, anchors, compact, title_level=3, extra_after_body=figures, compact=True).strip()})
+            local = SectionLinker(section.slug, absolute)
+            section_terms.append({"anchor": term_anchor(term.slug), "markdown": term_markdown(term, glossary, local, compact, title_level=3, extra_after_body=figures, compact=True).strip()})
+        intro = BodyRewriter(glossary, anchors, link_titles=False).body(section.page) if section.page is not None else section.summary
         full_sections.append({"title": section.title, "anchor": f"section-{section.slug}", "summary": intro, "terms": full_terms})
+        local_intro = BodyRewriter(glossary, SectionLinker(section.slug, absolute), link_titles=False).body(section.page) if section.page is not None else section.summary
+        section_files.append((section, {"title": section.title, "anchor": f"section-{section.slug}", "summary": local_intro, "terms": section_terms}))
     files["a-z.md"] = az_markdown(glossary, absolute)
     files["rosetta.md"] = rosetta_markdown(glossary, absolute)
     files[COMPARE_SRC] = comparison_markdown(glossary, records_root, absolute, tables=False)
@@ -83,10 +137,14 @@ def render_llms(glossary: Glossary, records_root: Path, templates: Path, site_ur
         {"title": "A-Z index", "url": absolute.to_page("a-z.md"), "summary": "every term, abbreviation and alias with a link to its term"},
         {"title": "Rosetta", "url": absolute.to_page("rosetta.md"), "summary": "CUDA terms against AMD ROCm/HIP, Apple Metal, Intel SYCL/oneAPI and Vulkan/WebGPU names"},
         {"title": comparison_title(reference_of(records_root)), "url": absolute.to_page(COMPARE_SRC), "summary": "every snippet whose output differs between the reference GPUs, the differing lines side by side"},
-        {"title": "The whole glossary in one file", "url": absolute.to_page("llms-full.txt"), "summary": "all terms in reading order, linked within the file"},
+        {"title": "The whole glossary in one file", "url": absolute.to_page("llms-full.txt"), "summary": "all terms in reading order, linked within the file, with every verified output"},
     ]
     env = _env(templates)
-    context = {"title": title, "summary": summary, "about": ABOUT, "site_url": site_url}
+    context = {"title": title, "summary": summary, "about": ABOUT, "site_url": site_url, "inline_lines": INLINE_SOURCE_LINES}
+    for section, data in section_files:
+        rel = section_file(section.slug)
+        files[rel] = env.get_template("llms-section.txt.j2").render(section=data, **context)
+        optional.append({"title": f"{section.title}, whole section in one file", "url": absolute.to_page(rel), "summary": f"the {len(section.terms)} terms of {section.title} in reading order"})
     files["llms.txt"] = env.get_template("llms.txt.j2").render(sections=sections, optional=optional, **context)
     files["llms-full.txt"] = env.get_template("llms-full.txt.j2").render(sections=full_sections, **context)
     return LlmsFiles(files)

@@ -36,6 +36,13 @@ def md_link(text: str, url: str, title: str | None = None) -> str:
     return f"[{shown}](<{url}>)"
 
 
+def plain_link(text: str, url: str) -> str:
+    """The shortest link: no title, no angle brackets unless the URL needs them (llms-full.txt)."""
+    if re.fullmatch(r"[^\s()<>\\]+", url):
+        return f"[{md_escape_text(text)}]({url})"
+    return md_link(text, url)
+
+
 def fence_for(code: str, lang: str = "") -> str:
     """A fence longer than any backtick run inside ``code``."""
     longest = max((len(m) for m in re.findall(r"`+", code)), default=0)
@@ -84,6 +91,8 @@ class BodyRewriter:
     glossary: Glossary
     linker: Linker
     snippet_renderer: SnippetRenderer | None = None
+    #: False: links without the target's summary as title (llms-full.txt, where the target is a scroll away)
+    link_titles: bool = True
 
     def body(self, term: Term) -> str:
         """The body with each xref's written text (which may wrap) replaced by a Markdown link,
@@ -105,7 +114,9 @@ class BodyRewriter:
                 replacement = md_escape_text(xref.shown)
             else:
                 target = self.glossary.terms[link.target]
-                replacement = md_link(display_text(xref, target), self.linker.to_term(target, xref.anchor), target.summary)
+                url = self.linker.to_term(target, xref.anchor)
+                shown = display_text(xref, target)
+                replacement = md_link(shown, url, target.summary) if self.link_titles else plain_link(shown, url)
             start = offset(xref.line, xref.col)
             end = offset(xref.end_line, xref.end_col) if xref.end_line else start + len(xref.raw)
             if replacement.startswith("[") and _bang_before(text, start):  # "Wow![[x]]": a link, not an image
@@ -148,21 +159,26 @@ def backlinks_list(term: Term, glossary: Glossary, linker: Linker) -> str:
     return "\n".join(items)
 
 
-def term_markdown(term: Term, glossary: Glossary, linker: Linker, snippet_renderer: SnippetRenderer | None, *, title_level: int = 1, extra_after_body: str = "") -> str:
-    """A whole term page; the site, llms.txt copies and llms-full.txt all use it."""
+def term_markdown(
+    term: Term, glossary: Glossary, linker: Linker, snippet_renderer: SnippetRenderer | None, *, title_level: int = 1, extra_after_body: str = "", compact: bool = False
+) -> str:
+    """A whole term page; the site, llms.txt copies and llms-full.txt all use it.
+
+    ``compact`` (llms-full.txt and its section files): links without titles and no "Linked from"
+    list, both of which repeat what the linked term itself says."""
     h = "#" * title_level
     sub = "#" * (title_level + 1)
     parts = [f"{h} {md_escape_text(term.display_title)}"]
     if term.aliases:
         parts.append("*Also called:* " + ", ".join(md_escape_text(a) for a in term.aliases))
-    parts.append(BodyRewriter(glossary, linker, snippet_renderer).body(term))
+    parts.append(BodyRewriter(glossary, linker, snippet_renderer, link_titles=not compact).body(term))
     if extra_after_body:
         parts.append(extra_after_body)
     table = equivalents_table(term, glossary, linker)
     if table:
         parts.append(f"{sub} Equivalents\n\n{table}")
     parts.append(f"{sub} Sources\n\n{sources_list(term)}")
-    back = backlinks_list(term, glossary, linker)
+    back = "" if compact else backlinks_list(term, glossary, linker)
     if back:
         parts.append(f"{sub} Linked from\n\n{back}")
     return "\n\n".join(p for p in parts if p) + "\n"
