@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import networkx as nx
 
 from glossary_tool.emit.markdown import display_text
+from glossary_tool.load.equivalents import plain_text
 from glossary_tool.model import VENDORS, Glossary, Link, Term
 from glossary_tool.text import normalize_name
 
@@ -74,7 +75,8 @@ def term_names(term: Term) -> list[tuple[str, str, str]]:
     if term.abbreviation:
         names.append((term.abbreviation, "abbreviation", ""))
     names += [(alias, "alias", "") for alias in term.aliases]
-    for vendor, value in term.equivalents:
+    for vendor, written in term.equivalents:
+        value = plain_text(written)  # "[[wavefront]] (64 lanes ...)" names "wavefront"
         whose = VENDORS.get(vendor, vendor).split()[0]
         single = not re.search(r"[,;/]| or | and ", _PARENS.sub("", value))
         for name in vendor_names(value):

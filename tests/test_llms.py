@@ -60,7 +60,7 @@ def test_llms_full_links_resolve_inside_the_file(real_site):
     text = (real_site / "llms-full.txt").read_text(encoding="utf-8")
     anchors = set(re.findall(r'<a id="([^"]+)"></a>', text))
     glossary = load_project(REPO).glossary
-    assert {f"term-{slug}" for slug in glossary.terms} <= anchors
+    assert set(glossary.terms) <= anchors
     targets = set(re.findall(r"\]\(<?#([^)>\s]+)>?", text))
     assert targets and targets <= anchors, sorted(targets - anchors)[:5]
 
@@ -129,9 +129,9 @@ def test_llms_full_and_section_files_fit_a_context_window(llms_files):
 def test_llms_full_has_plain_links_and_no_backlink_lists(llms_files):
     text = llms_files["llms-full.txt"]
     assert "Linked from" not in text
-    titled = re.findall(r"\]\([^)\s]*#term-[^)\s]*>? \"", text)
+    titled = re.findall(r"\]\([^)\s]*#[a-z0-9-]+>? \"", text)
     assert not titled, titled[:3]
-    assert re.search(r"\]\(#term-[a-z0-9-]+\)", text)
+    assert re.search(r"\]\(#[a-z0-9-]+\)", text)
 
 
 def test_every_body_line_and_verified_output_is_in_llms_full_and_its_section_file(llms_files):
@@ -167,7 +167,7 @@ def test_section_files_link_their_own_terms_inside_and_others_absolutely(llms_fi
     for section in glossary.sections:
         text = llms_files[section_file(section.slug)]
         anchors = set(re.findall(r'<a id="([^"]+)"></a>', text))
-        assert {f"term-{slug}" for slug in section.terms} <= anchors
+        assert set(section.terms) <= anchors
         inside = set(re.findall(r"\]\(<?#([^)>\s]+)>?\)", text))
         assert inside <= anchors, sorted(inside - anchors)[:5]
         # cross-references only: not sources, not the "in full in the Markdown copy" snippet links

@@ -149,8 +149,8 @@ def test_read_term_by_abbreviation_has_absolute_links_output_per_gpu_and_sources
     assert badge is not None and "580.159.04" in badge and "2026-11-22" in badge
     headings = [h.get_text() for h in page.find_all("h2")]
     assert "Equivalents" in headings and "Sources" in headings
-    cells = [td.get_text() for td in page.find_all("td")]
-    assert "wavefront (64 lanes on CDNA)" in cells
+    items = [li.get_text() for li in page.find_all("li")]  # equivalents as a list: no table header rows
+    assert "AMD ROCm/HIP: wavefront (64 lanes on CDNA)" in items
 
 
 def test_read_term_accepts_any_name_and_case(server):
@@ -303,10 +303,14 @@ def test_prompts_embed_the_term_or_the_path(server):
     assert "Did you mean: Warp" in wrong.messages[0].content.text
 
 
-def test_real_glossary_wavefront_finds_warp_first():
+def test_real_glossary_vendor_names_find_their_pages():
+    """An AMD name finds the AMD page first and its CUDA counterpart next (the AMD section
+    has a page per AMD term); an AMD name without a page of its own finds the CUDA term."""
     server = build_server(load_project(REPO, check_records=False), SITE)
     text, _ = call(server, "search_glossary", {"query": "wavefront", "limit": 3})
-    assert ranked_slugs(text)[0] == "warp"
+    assert ranked_slugs(text)[:2] == ["wavefront", "warp"]
+    text, _ = call(server, "search_glossary", {"query": "threadgroup", "limit": 3})  # Apple Metal's name
+    assert ranked_slugs(text)[0] == "thread-block"
     path, _ = call(server, "relate_terms", {"from_term": "TMA", "to_term": "L2 cache"})
     assert re.findall(r"^\d+\. ", path, flags=re.M)
 

@@ -20,8 +20,10 @@ def term_src(term: Term) -> str:
 
 
 def term_anchor(slug: str) -> str:
-    """The id a term's heading gets in single-document outputs."""
-    return f"term-{slug}"
+    """The id of a term in llms-full.txt and the section files: its slug, the shortest unique
+    id (thousands of links point at these; sections are ``section-<slug>``, and no term slug
+    may start with ``section-``)."""
+    return slug
 
 
 class Linker(Protocol):

@@ -6,6 +6,7 @@ templates in ``llms_txt/`` at the repository root.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,7 +44,21 @@ class LlmsFiles:
 
 
 #: Snippet programs up to this many lines are inlined in llms-full.txt; longer ones are linked.
-INLINE_SOURCE_LINES = 30
+INLINE_SOURCE_LINES = 15
+
+
+# "Ran on H100 SXM (NVIDIA H100 80GB HBM3, sm_90) and H200 SXM (NVIDIA H200, sm_90): CUDA ..."
+# -> "Ran on H100 SXM and H200 SXM (sm_90): CUDA ...": the file's introduction names each GPU once.
+_SHORT_BADGE = re.compile(r"^- \*Ran on (.*?): (CUDA .*)\*$", re.M)
+_RUN = re.compile(r"(.+?) \((?:[^(),]+), (sm_\w+)\)")
+
+
+def _short_badge(match: re.Match[str]) -> str:
+    runs = [(m.group(1), m.group(2)) for m in _RUN.finditer(match.group(1).replace(" and ", ", "))]
+    if not runs or len({arch for _, arch in runs}) != 1:
+        return match.group(0)
+    names = " and ".join(label.strip(", ") for label, _ in runs)
+    return f"- *Ran on {names} ({runs[0][1]}): {match.group(2)}*"
 
 
 @dataclass(frozen=True)
@@ -59,7 +74,7 @@ class CompactSnippets:
     absolute: AbsoluteLinker
 
     def __call__(self, term: Term, snippet: Snippet) -> str:
-        block = PlainSnippets(self.records_root)(term, snippet)
+        block = _SHORT_BADGE.sub(_short_badge, PlainSnippets(self.records_root)(term, snippet))
         lines = snippet.source.rstrip("\n").count("\n") + 1
         source = fence_for(snippet.source, LANG_LEXER.get(snippet.lang, ""))
         if lines <= INLINE_SOURCE_LINES or not block.startswith(source):
@@ -93,13 +108,23 @@ def _env(templates: Path) -> jinja2.Environment:
     return jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates)), autoescape=False, keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
 
 
-def diagram_text(term: Term, diagrams: Mapping[str, Any], heading: str = "Diagram") -> str:
-    """Diagrams as their text descriptions: an LLM reads words, not SVG."""
+def diagram_text(term: Term, diagrams: Mapping[str, Any], heading: str = "Diagram", described: dict[str, str] | None = None) -> str:
+    """Diagrams as their text descriptions: an LLM reads words, not SVG.
+
+    ``described`` (single-file outputs): diagram name -> link to the term where it was already
+    described; a diagram shown again is then named with that link instead of described twice.
+    """
     parts = []
     for name in term.diagrams:
         diagram = diagrams.get(name)
-        if diagram is not None:
-            parts.append(f"*{heading}: {diagram.title}.* {diagram.description}")
+        if diagram is None:
+            continue
+        if described is not None and name in described:
+            parts.append(f"*{heading}: {diagram.title}* (described under {described[name]}).")
+            continue
+        parts.append(f"*{heading}: {diagram.title}.* {diagram.description}")
+        if described is not None:
+            described[name] = f"[{term.display_title}]({AnchorLinker().to_term(term)})"
     return "\n\n".join(parts)
 
 
@@ -115,7 +140,9 @@ def render_llms(glossary: Glossary, records_root: Path, templates: Path, site_ur
     sections = []
     full_sections = []
     section_files = []
+    described_full: dict[str, str] = {}
     for section in glossary.sections:
+        described_here: dict[str, str] = {}
         terms = [glossary.terms[s] for s in section.terms]
         sections.append({"title": section.title, "terms": [{"display_title": t.display_title, "url": absolute.to_term(t), "summary": t.summary} for t in terms]})
         full_terms = []
@@ -123,9 +150,11 @@ def render_llms(glossary: Glossary, records_root: Path, templates: Path, site_ur
         for term in terms:
             figures = diagram_text(term, diagrams or {})
             files[term_src(term)] = term_markdown(term, glossary, absolute, snippets, extra_after_body=figures)
-            full_terms.append({"anchor": term_anchor(term.slug), "markdown": term_markdown(term, glossary, anchors, compact, title_level=3, extra_after_body=figures, compact=True).strip()})
+            once = diagram_text(term, diagrams or {}, described=described_full)
+            full_terms.append({"anchor": term_anchor(term.slug), "markdown": term_markdown(term, glossary, anchors, compact, title_level=3, extra_after_body=once, compact=True).strip()})
             local = SectionLinker(section.slug, absolute)
-            section_terms.append({"anchor": term_anchor(term.slug), "markdown": term_markdown(term, glossary, local, compact, title_level=3, extra_after_body=figures, compact=True).strip()})
+            once_here = diagram_text(term, diagrams or {}, described=described_here)
+            section_terms.append({"anchor": term_anchor(term.slug), "markdown": term_markdown(term, glossary, local, compact, title_level=3, extra_after_body=once_here, compact=True).strip()})
         intro = BodyRewriter(glossary, anchors, link_titles=False).body(section.page) if section.page is not None else section.summary
         full_sections.append({"title": section.title, "anchor": f"section-{section.slug}", "summary": intro, "terms": full_terms})
         local_intro = BodyRewriter(glossary, SectionLinker(section.slug, absolute), link_titles=False).body(section.page) if section.page is not None else section.summary
@@ -140,7 +169,8 @@ def render_llms(glossary: Glossary, records_root: Path, templates: Path, site_ur
         {"title": "The whole glossary in one file", "url": absolute.to_page("llms-full.txt"), "summary": "all terms in reading order, linked within the file, with every verified output"},
     ]
     env = _env(templates)
-    context = {"title": title, "summary": summary, "about": ABOUT, "site_url": site_url, "inline_lines": INLINE_SOURCE_LINES}
+    gpus = "; ".join(f"{gpu.label} is an {gpu.name}" for gpu in reference_of(records_root))
+    context = {"title": title, "summary": summary, "about": ABOUT, "site_url": site_url, "inline_lines": INLINE_SOURCE_LINES, "gpus": gpus or "named in each badge"}
     for section, data in section_files:
         rel = section_file(section.slug)
         files[rel] = env.get_template("llms-section.txt.j2").render(section=data, **context)

@@ -135,20 +135,25 @@ class BodyRewriter:
         return self.body(owner)
 
 
-def equivalents_table(term: Term, glossary: Glossary | None = None, linker: Linker | None = None) -> str:
+def equivalents_table(term: Term, glossary: Glossary | None = None, linker: Linker | None = None, *, link_titles: bool = True, compact: bool = False) -> str:
+    """The table of other platforms' names; ``compact`` (llms-full.txt) writes a list: no header rows."""
     if not term.equivalents:
         return ""
-    rows = ["| Platform | Name |", "| --- | --- |"]
+    rows = [] if compact else ["| Platform | Name |", "| --- | --- |"]
     for key, value in term.equivalents:
         label = PLATFORMS.get(key, key)
         text, page, anchor = equivalent_cell(glossary, term, key, value, display_text) if glossary is not None else (plain_text(value), None, None)
-        cell = md_link(text, linker.to_term(page, anchor), page.summary) if page is not None and linker is not None else md_escape_text(text)
-        rows.append(f"| {label} | {cell.replace('|', '&#124;')} |")
+        if page is not None and linker is not None:
+            url = linker.to_term(page, anchor)
+            cell = md_link(text, url, page.summary) if link_titles else plain_link(text, url)
+        else:
+            cell = md_escape_text(text)
+        rows.append(f"- {label}: {cell}" if compact else f"| {label} | {cell.replace('|', '&#124;')} |")
     return "\n".join(rows)
 
 
-def sources_list(term: Term) -> str:
-    return "\n".join(f"- {md_link(s.title, s.url)}" for s in term.sources)
+def sources_list(term: Term, *, compact: bool = False) -> str:
+    return "\n".join(f"- {plain_link(s.title, s.url) if compact else md_link(s.title, s.url)}" for s in term.sources)
 
 
 def backlinks_list(term: Term, glossary: Glossary, linker: Linker) -> str:
@@ -174,10 +179,10 @@ def term_markdown(
     parts.append(BodyRewriter(glossary, linker, snippet_renderer, link_titles=not compact).body(term))
     if extra_after_body:
         parts.append(extra_after_body)
-    table = equivalents_table(term, glossary, linker)
+    table = equivalents_table(term, glossary, linker, link_titles=not compact, compact=compact)
     if table:
         parts.append(f"{sub} Equivalents\n\n{table}")
-    parts.append(f"{sub} Sources\n\n{sources_list(term)}")
+    parts.append(f"{sub} Sources\n\n{sources_list(term, compact=compact)}")
     back = "" if compact else backlinks_list(term, glossary, linker)
     if back:
         parts.append(f"{sub} Linked from\n\n{back}")

@@ -146,6 +146,24 @@ class SiteSnippets:
         return f"\n{self.html(term, snippet)}\n"
 
 
+def _joined_badges(badges: list[str]) -> list[str]:
+    """"Ran on A (...): CUDA 13.0, driver X, date" lines that share everything after the GPU
+    become one line naming each GPU: the plain outputs are read by models, where every
+    repeated line costs context."""
+    groups: dict[str, list[str]] = {}
+    order: list[str] = []
+    for badge in badges:
+        head, sep, tail = badge.partition("): ")
+        if not badge.startswith("Ran on ") or not sep:
+            groups[badge] = []
+            order.append(badge)
+            continue
+        if tail not in groups:
+            order.append(tail)
+        groups.setdefault(tail, []).append(head.removeprefix("Ran on ") + ")")
+    return [key if not groups[key] else f"Ran on {' and '.join(groups[key])}: {key}" for key in order]
+
+
 @dataclass(frozen=True)
 class PlainSnippets:
     """Plain Markdown for LLM readers and the book: source, badge, each GPU's output by name."""
@@ -157,9 +175,15 @@ class PlainSnippets:
     def __call__(self, term: Term, snippet: Snippet) -> str:
         v = view(self.records_root, term, snippet, self.reference)
         parts = [fence_for(snippet.source, LANG_LEXER.get(snippet.lang, "")), ""]
-        parts += [f"- *{line}*" for line in v.badges()]
+        parts += [f"- *{line}*" for line in _joined_badges(v.badges())]
+        # GPUs that printed the same text share one block: the reader (or model) sees each
+        # distinct output once, under the names of every GPU that printed it
+        groups: dict[str, list[str]] = {}
         for label, text in v.outputs():
-            heading = f"{label}:" if not v.runs else f"Output on {label}:"
+            groups.setdefault(text, []).append(label)
+        for text, labels in groups.items():
+            names = " and ".join(labels)
+            heading = f"{names}:" if not v.runs else f"Output on {names}:"
             parts += ["", heading, "", fence_for(text or "(no output)", "text")]
         return "\n".join(parts) + "\n"
 

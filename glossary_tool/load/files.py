@@ -190,6 +190,9 @@ def walk_tree(root: Path, out: list[Diagnostic]) -> Tree:
                     if page is not None:
                         pages[entry.name] = page
                     continue
+                if path.stem.startswith("section-"):  # section anchors in single-file outputs (emit/links.py term_anchor)
+                    out.append(error(rel(root, path), 1, 1, "slug-invalid", f"file name '{path.name}' starts with 'section-', which is reserved for sections; rename the file"))
+                    continue
                 if not SLUG_RE.match(path.stem):
                     out.append(error(rel(root, path), 1, 1, "slug-invalid", f"file name '{path.name}' must be a kebab-case slug such as 'thread-block-cluster.md'"))
                     continue
