@@ -13,6 +13,8 @@ import networkx as nx
 
 from glossary_tool.diagnostics import Diagnostic
 from glossary_tool.draw import Diagram, check_diagrams, load_diagrams
+from glossary_tool.emit.instructions import EMPTY as EMPTY_INSTRUCTIONS
+from glossary_tool.emit.instructions import InstructionTable, load_instructions
 from glossary_tool.link import link
 from glossary_tool.load import load_tree
 from glossary_tool.model import Glossary
@@ -50,6 +52,8 @@ class Loaded:
     diagnostics: tuple[Diagnostic, ...]
     #: Diagrams from ``diagrams/*.yml`` by name; render with glossary_tool.draw.render_diagram_svg.
     diagrams: Mapping[str, Diagram] = field(default_factory=dict)
+    #: glossary/instructions.yml: PTX/SASS opcodes -> terms (glossary_tool/emit/instructions.py).
+    instructions: InstructionTable = EMPTY_INSTRUCTIONS
 
 
 def load_project(root: Path, *, check_records: bool = True) -> Loaded:
@@ -62,4 +66,6 @@ def load_project(root: Path, *, check_records: bool = True) -> Loaded:
     drawn = load_diagrams(project.diagrams_dir, project.root)
     diagnostics += drawn.diagnostics
     diagnostics += check_diagrams(drawn.diagrams, glossary, drawn.broken)
-    return Loaded(project, glossary, graph, tuple(diagnostics), drawn.diagrams)
+    instructions, problems = load_instructions(project.glossary_dir, glossary)
+    diagnostics += problems
+    return Loaded(project, glossary, graph, tuple(diagnostics), drawn.diagrams, instructions)

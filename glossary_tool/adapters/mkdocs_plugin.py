@@ -34,6 +34,7 @@ from glossary_tool.diagnostics import Severity
 from glossary_tool.draw.graph import MAP_SRC, layout_map, term_graph
 from glossary_tool.draw.html import MAP_TITLE, diagrams_markdown, map_markdown, term_extras_markdown
 from glossary_tool.emit import pages
+from glossary_tool.emit.instructions import link_rendered_blocks
 from glossary_tool.emit.links import RelativeLinker, term_src
 from glossary_tool.emit.llms import LlmsFiles, render_llms
 from glossary_tool.emit.markdown import term_markdown
@@ -240,6 +241,8 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
 
     def on_page_content(self, html_text: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         incremental = self.active
+        if self.loaded is not None and self._term_at(page.file.src_uri) is not None:  # PTX/SASS opcodes link to their terms
+            html_text = link_rendered_blocks(html_text, self.loaded.instructions, self.loaded.glossary, _href_for(self.loaded.glossary, page, files))
         if incremental is not None:
             incremental.capture(page)
         return html_text

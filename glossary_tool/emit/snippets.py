@@ -10,6 +10,7 @@ import html
 from dataclasses import dataclass
 from pathlib import Path
 
+from glossary_tool.emit import compiler_explorer
 from glossary_tool.emit.markdown import fence_for
 from glossary_tool.model import Snippet, Term
 from glossary_tool.verify.freshness import Freshness, freshness
@@ -83,15 +84,16 @@ class SiteSnippets:
     def __call__(self, term: Term, snippet: Snippet) -> str:
         v = view(self.records_root, term, snippet)
         state = "verified" if v.verified else "unverified"
-        badge = f'<p class="snippet-badge snippet-badge--{state}" markdown="0"><span class="snippet-name">{html.escape(snippet.name)}</span> {html.escape(v.badge())}</p>'
+        godbolt = compiler_explorer.link_html(snippet)
+        badge = f'<p class="snippet-badge snippet-badge--{state}" markdown="0"><span class="snippet-name">{html.escape(snippet.name)}</span> {html.escape(v.badge())}{" " + godbolt if godbolt else ""}</p>'
         tabs = [("Source", fence_for(snippet.source, LANG_LEXER.get(snippet.lang, "text")))]
         output = v.output()
         if output is not None:
             tabs.append((output[0], fence_for(output[1] or "(no output)", "text")))
         if v.ptx:
-            tabs.append(("PTX", fence_for(v.ptx, "text")))
+            tabs.append(("PTX", fence_for(v.ptx, "ptx")))  # opcodes linked after rendering: emit/instructions.py
         if v.sass:
-            tabs.append(("SASS", fence_for(v.sass, "text")))
+            tabs.append(("SASS", fence_for(v.sass, "sass")))
         parts = [badge, ""]
         for label, block in tabs:
             parts.append(f'=== "{label}"')
