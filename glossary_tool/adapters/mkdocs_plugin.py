@@ -39,6 +39,7 @@ from glossary_tool.emit.links import RelativeLinker, term_src
 from glossary_tool.emit.llms import LlmsFiles, render_llms
 from glossary_tool.emit.markdown import term_markdown
 from glossary_tool.emit.snippets import SiteSnippets
+from glossary_tool.emit.widgets import widget_html
 from glossary_tool.model import Glossary, Term
 from glossary_tool.pipeline import Loaded, load_project
 
@@ -302,6 +303,8 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             text = incremental.memoized(src, extras_key(term, glossary, self.link_graph, self.loaded.diagrams, page.url), extras)
         else:
             text = extras()
+        widget = widget_html(term, glossary, self.loaded.project.records_dir)  # calculators and other pages to play with
+        text = f"{widget}\n\n{text}" if widget else text
         return term_markdown(term, glossary, RelativeLinker(src), SiteSnippets(self.loaded.project.records_dir), extra_after_body=text)
 
 
