@@ -38,6 +38,7 @@ from glossary_tool.emit.instructions import link_rendered_blocks
 from glossary_tool.emit.links import RelativeLinker, term_src
 from glossary_tool.emit.llms import LlmsFiles, render_llms
 from glossary_tool.emit.markdown import term_markdown
+from glossary_tool.emit.search_names import SEARCH_NAMES_SRC, names_json
 from glossary_tool.emit.snippets import SiteSnippets
 from glossary_tool.emit.widgets import widget_html
 from glossary_tool.model import Glossary, Term
@@ -56,6 +57,8 @@ THEME_PREFIX = "theme-original"
 OVERRIDES = {
     "partials/source.html": "{% filter replace(' data-md-component=\"source\"', '') %}{% include 'theme-original/partials/source.html' %}{% endfilter %}",
     "partials/search.html": "{% filter replace('role=\"dialog\"', 'role=\"dialog\" aria-label=\"' ~ lang.t('search') ~ '\"', 1) %}{% include 'theme-original/partials/search.html' %}{% endfilter %}",
+    # search by name: Material starts our worker (glossary/assets/search-worker.js), which wraps its own
+    "main.html": "{% extends 'theme-original/main.html' %}{% block config %}{% filter replace('assets/javascripts/workers/search.', 'assets/search-worker.js?material=search.', 1) %}{{ super() }}{% endfilter %}{% endblock %}",
 }
 
 
@@ -146,6 +149,8 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
                 files.append(File.generated(config, src, content=""))
         if files.get_file_from_path(pages.HOME_SRC) is None:
             files.append(File.generated(config, pages.HOME_SRC, content=""))
+        term_url = {t.slug: files.get_file_from_path(term_src(t)).url for t in glossary.terms.values() if files.get_file_from_path(term_src(t))}
+        files.append(File.generated(config, SEARCH_NAMES_SRC, content=names_json(glossary, lambda t: term_url.get(t.slug, ""))))
         if self.active is not None:  # the serve preview has no book: rebuilding it took seconds per edit
             self.downloads = []
             return files
