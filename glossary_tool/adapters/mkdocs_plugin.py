@@ -38,6 +38,7 @@ from glossary_tool.emit.instructions import link_rendered_blocks
 from glossary_tool.emit.links import RelativeLinker, term_src
 from glossary_tool.emit.llms import LlmsFiles, render_llms
 from glossary_tool.emit.markdown import term_markdown
+from glossary_tool.emit.previews import PREVIEWS_SRC, mark_previewable, previews_json, resolver
 from glossary_tool.emit.search_names import SEARCH_NAMES_SRC, names_json
 from glossary_tool.emit.snippets import SiteSnippets
 from glossary_tool.emit.widgets import widget_html
@@ -151,6 +152,8 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             files.append(File.generated(config, pages.HOME_SRC, content=""))
         term_url = {t.slug: files.get_file_from_path(term_src(t)).url for t in glossary.terms.values() if files.get_file_from_path(term_src(t))}
         files.append(File.generated(config, SEARCH_NAMES_SRC, content=names_json(glossary, lambda t: term_url.get(t.slug, ""))))
+        files.append(File.generated(config, PREVIEWS_SRC, content=previews_json(glossary, lambda t: term_url.get(t.slug, ""), resolver(glossary))))
+        self.term_urls = frozenset(term_url.values())  # links to these get preview cards (emit/previews.py)
         if self.active is not None:  # the serve preview has no book: rebuilding it took seconds per edit
             self.downloads = []
             return files
@@ -249,6 +252,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         incremental = self.active
         if self.loaded is not None and self._term_at(page.file.src_uri) is not None:  # PTX/SASS opcodes link to their terms
             html_text = link_rendered_blocks(html_text, self.loaded.instructions, self.loaded.glossary, _href_for(self.loaded.glossary, page, files))
+        html_text = mark_previewable(html_text, page.url, getattr(self, "term_urls", ()))
         if incremental is not None:
             incremental.capture(page)
         return html_text

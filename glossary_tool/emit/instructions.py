@@ -148,7 +148,9 @@ def asm_block(asm_text: str, kind: str, table: InstructionTable, glossary: Gloss
     return shell.replace("<code></code>", f"<code>{link_instructions(asm_text.rstrip(chr(10)) + chr(10), kind, table, glossary, href)}</code>", 1)
 
 
-_RENDERED_BLOCK = re.compile(r'(<div class="language-(?P<kind>ptx|sass) highlight"><pre>(?:<span></span>)?<code>)(?P<body>.*?)(</code></pre></div>)', re.S)
+#: A listing as html_parts.highlight writes it (``language-ptx``) or as Python-Markdown does for
+#: a fence written ``{ .text .gg-asm-ptx }`` (emit/snippets.py).
+_RENDERED_BLOCK = re.compile(r'(<div class="(?:language-|gg-asm-)(?P<kind>ptx|sass) highlight"><pre>(?:<span></span>)?<code>)(?P<body>.*?)(</code></pre></div>)', re.S)
 _TAG = re.compile(r"<[^>]+>")
 
 

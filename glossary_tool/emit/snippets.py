@@ -91,9 +91,9 @@ class SiteSnippets:
         if output is not None:
             tabs.append((output[0], fence_for(output[1] or "(no output)", "text")))
         if v.ptx:
-            tabs.append(("PTX", fence_for(v.ptx, "ptx")))  # opcodes linked after rendering: emit/instructions.py
+            tabs.append(("PTX", fence_for(v.ptx, "{ .text .gg-asm-ptx }")))  # opcodes linked after rendering: emit/instructions.py
         if v.sass:
-            tabs.append(("SASS", fence_for(v.sass, "sass")))
+            tabs.append(("SASS", fence_for(v.sass, "{ .text .gg-asm-sass }")))
         parts = [badge, ""]
         for label, block in tabs:
             parts.append(f'=== "{label}"')
