@@ -60,7 +60,7 @@ function rerank(query, data) {
   });
   var front = [];
   var taken = new Set();
-  ranked.slice(0, 20).forEach(function (entry) {
+  ranked.slice(0, 40).forEach(function (entry) {
     var location = entry.term.location;
     if (entry.at !== Infinity) {
       front.push(data.items[entry.at]);
