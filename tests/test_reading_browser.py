@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 import pytest
 from bs4 import BeautifulSoup
 
-from glossary_tool.emit import compiler_explorer, occupancy
+from glossary_tool.emit import compiler_explorer, occupancy, roofline
 from glossary_tool.emit.links import term_src
 from glossary_tool.verify.records import read_record
 from tests import test_browser as harness
@@ -355,6 +355,32 @@ def test_occupancy_calculator_agrees_with_the_occupancy_api_snippet(web: Watched
     web.goto("performance/occupancy/")
     answers = _calculator_answers(web.page, gpu, [[int(b), int(r), int(k) * 1024] for b, r, k, _ in lines])
     assert answers == [n for *_, n in lines]
+    web.assert_clean()
+
+
+# --- roofline -------------------------------------------------------------------------------------
+
+
+def test_roofline_plots_each_gpus_measurements_and_its_roof(web: Watched, glossary):
+    runs = roofline.runs(glossary, REPO / "snippets")
+    if not runs:
+        pytest.skip("no verified record of the roofline-sweep snippet")
+    web.goto("performance/roofline-model/")
+    page = web.page
+    widget = page.locator('[data-gg-widget="roofline"]')
+    widget.scroll_into_view_if_needed()
+    for index, run in enumerate(runs):
+        plotted = widget.locator(f"circle.gg-roofline__series-{index}").evaluate_all("els => els.map(e => [Number(e.dataset.intensity), Number(e.dataset.measured)])")
+        assert plotted == [[p.intensity, p.measured] for p in run.points], run.gpu
+    for point in runs[0].points:  # the form gives the roof each GPU printed for that intensity
+        widget.locator('input[name="flops"]').fill(str(point.intensity))
+        widget.locator('input[name="bytes"]').fill("1")
+        for index, run in enumerate(runs):
+            printed = next(p.roof for p in run.points if p.intensity == point.intensity)
+            shown = float(widget.locator(f'output[name="attainable-{index}"]').inner_text().split()[0].replace(",", ""))
+            assert abs(shown - printed) <= 0.001 * printed + 1, (run.gpu, point.intensity, shown, printed)
+            bound = widget.locator(f'output[name="bound-{index}"]').inner_text()
+            assert bound.startswith("memory" if point.intensity < run.ridge else "compute"), (run.gpu, point.intensity, bound)
     web.assert_clean()
 
 

@@ -17,9 +17,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from glossary_tool.model import Glossary, Snippet, Term
-from glossary_tool.verify.freshness import Freshness, freshness
-from glossary_tool.verify.records import PASSED, Record
+from glossary_tool.emit.gpu_records import gpu_records
+from glossary_tool.model import Glossary
+from glossary_tool.verify.records import Record
 
 TERM = "occupancy"
 SNIPPET = "occupancy-oracle"
@@ -68,18 +68,6 @@ class GpuRun:
     compute_capability: tuple[int, int]
     limits: Mapping[str, int]
     cases: tuple[Case, ...]
-
-
-def gpu_records(records_root: Path, term: Term, snippet: Snippet) -> list[Record]:
-    """Every GPU's passed, fresh record of ``snippet``: the one place that reads them.
-
-    With per-GPU records (``verify.records.records_for``) one per GPU model; with the
-    single-record layout, that record.
-    """
-    from glossary_tool.verify import records
-
-    found = records.records_for(records_root, term, snippet).values() if hasattr(records, "records_for") else [records.read_record(records_root, term, snippet)]
-    return [r for r in found if r is not None and r.status == PASSED and r.machine is not None and freshness(snippet, r) is Freshness.FRESH]
 
 
 def parse_run(record: Record) -> GpuRun | None:

@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from glossary_tool.emit import occupancy
+from glossary_tool.emit import occupancy, roofline
 from glossary_tool.model import Glossary, Term
 
 Widget = Callable[[Glossary, Path], str]
 
 WIDGETS: dict[str, Widget] = {
     occupancy.TERM: lambda glossary, records_root: occupancy.calculator_html(occupancy.runs(glossary, records_root)),
+    roofline.TERM: lambda glossary, records_root: roofline.roofline_html(roofline.runs(glossary, records_root)),
 }
 
 
