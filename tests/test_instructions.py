@@ -111,6 +111,9 @@ def test_sass_opcodes_link_and_the_text_is_unchanged(make_glossary):
     assert links["SHFL.BFLY"][0] == "../warp/"
     assert links["S2R"][1].startswith("Streaming Multiprocessor (SM): ")
     assert "EF_CUDA_SM90" not in links and "FADD" not in links  # header lines and unmapped opcodes stay plain
+    twice = link_instructions(SASS + SASS.splitlines()[-3] + "\n", "sass", loaded.instructions, loaded.glossary, href)
+    assert BeautifulSoup(f"<pre><code>{twice}</code></pre>", "html.parser").get_text().count("SHFL.BFLY") == 2
+    assert len(BeautifulSoup(twice, "html.parser").select("a.gg-insn")) == 3  # a repeated opcode links once per listing
 
 
 def test_ptx_longest_prefix_wins(make_glossary):
@@ -138,8 +141,8 @@ def test_asm_block_and_rendered_blocks_are_material_code_blocks():
     block = BeautifulSoup(asm_block(SASS, "sass", table, glossary, lambda s: f"../{s}/"), "html.parser")
     root = block.find("div")
     assert root["class"] == ["language-sass", "highlight"] and root.pre.code.get_text() == SASS
-    # what pymdownx.highlight wrote for a ```sass fence (coloured as the CSS language)
-    rendered = '<p>x</p><div class="language-sass highlight"><pre><span></span><code><span class="nt">        /*0030*/</span>                   SHFL.BFLY PT, R3 &amp; ;\n</code></pre></div>'
+    # what Python-Markdown writes for a { .text .gg-asm-sass } fence (spans as a colouring lexer would add)
+    rendered = '<p>x</p><div class="gg-asm-sass highlight"><pre><span></span><code><span class="nt">        /*0030*/</span>                   SHFL.BFLY PT, R3 &amp; ;\n</code></pre></div>'
     page = BeautifulSoup(link_rendered_blocks(rendered, table, glossary, lambda s: f"../{s}/"), "html.parser")
     (a,) = page.select("a.gg-insn")
     assert (a.get_text(), a["href"]) == ("SHFL.BFLY", "../warp-shuffle/")

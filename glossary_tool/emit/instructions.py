@@ -123,19 +123,23 @@ def _sample(opcode: str, kind: str) -> str:
 
 
 def link_instructions(asm_text: str, kind: str, table: InstructionTable, glossary: Glossary, href: Callable[[str], str | None]) -> str:
-    """``asm_text`` as escaped HTML in which every opcode with a term is a link to it.
+    """``asm_text`` as escaped HTML in which each opcode with a term links to it where it first appears.
 
+    Only the first line with a given opcode (``FFMA``, ``LDG.E.128``) links: a GEMM's SASS repeats
+    ``FFMA`` thousands of times, and thousands of links would double the page for nothing.
     ``href(slug)`` gives the term's URL relative to the page (None: leave it plain).
     """
     pattern = _LINE[kind]
     lines = []
+    seen: set[str] = set()
     for line in asm_text.split("\n"):
         match = pattern.match(line)
-        slug = table.term_for(match.group("op"), kind) if match else None
+        slug = table.term_for(match.group("op"), kind) if match and match.group("op") not in seen else None
         url = href(slug) if slug else None
         if match is None or slug is None or url is None:
             lines.append(html.escape(line, quote=False))
             continue
+        seen.add(match.group("op"))
         term = glossary.terms[slug]
         anchor = f'<a class="gg-insn" href="{html.escape(url)}" title="{html.escape(f"{term.display_title}: {term.summary}")}">{html.escape(match.group("op"))}</a>'
         lines.append(html.escape(match.group("lead"), quote=False) + anchor + html.escape(line[match.end() :], quote=False))
