@@ -82,7 +82,7 @@ def test_long_openings_end_at_a_sentence(real):
     assert (warp["title"], warp["section"], warp["summary"]) == ("Warp", "Device Software", real.terms["warp"].summary)
 
 
-def test_links_to_terms_are_marked_and_lose_their_title():
+def test_links_to_terms_are_marked_and_keep_their_title():
     page = (
         '<p><a href="../warp/" title="A group.">warp</a> <a href="../../performance/occupancy/#what-limits-it" title="x">o</a> '
         '<a href="https://docs.nvidia.com/" title="Docs">docs</a> <a href="../no-such/">n</a></p>'
@@ -90,7 +90,7 @@ def test_links_to_terms_are_marked_and_lose_their_title():
     )
     out = BeautifulSoup(mark_previewable(page, "device-software/thread/", {"device-software/warp/", "performance/occupancy/"}), "html.parser")
     marked = [(a.get("href") or a.get("xlink:href"), a.has_attr("title")) for a in out.select("a[data-gg-preview]")]
-    assert marked == [("../warp/", False), ("../../performance/occupancy/#what-limits-it", False), ("../warp/", False)]
+    assert marked == [("../warp/", True), ("../../performance/occupancy/#what-limits-it", True), ("../warp/", False)]  # the summary stays for readers without JavaScript
     assert out.select_one('a[href="https://docs.nvidia.com/"]')["title"] == "Docs"
     assert not out.select_one('a[href="../no-such/"]').has_attr("data-gg-preview")
 

@@ -169,8 +169,16 @@
     show(link);
   }, true);
 
+  /* The card shows the summary: the links' own title would also raise Material's tooltip over it.
+   * Removed before Material mounts the first page; on pages that instant navigation brings in,
+   * Material may already have bound a tooltip, which then has no text and is hidden (glossary.css). */
+  function untitle() {
+    document.querySelectorAll("a[data-gg-preview][title]").forEach(function (a) { a.removeAttribute("title"); });
+  }
+  untitle();
+
   window.addEventListener("resize", function () { if (owner && card && !card.hidden) place(owner); });
   if (window.document$ && typeof window.document$.subscribe === "function") {
-    window.document$.subscribe(function () { hide(); }); /* instant navigation: a new page, no card */
+    window.document$.subscribe(function () { hide(); untitle(); }); /* instant navigation: a new page, no card */
   }
 })();

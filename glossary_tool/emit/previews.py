@@ -5,8 +5,8 @@ through sitemap.xml with the production host's port, so it shows nothing under
 ``glossary serve`` or any server on a port, and it does not cover links inside drawings
 (SVG) or taps. The site's own card (glossary/assets/preview.js) is fed by one small JSON
 written here: each term's title, summary and the plain text of its opening paragraph.
-Links to terms lose their ``title`` attribute (the card shows the summary, and Material
-would otherwise pop its tooltip over the card) and gain ``data-gg-preview``.
+Links to terms gain ``data-gg-preview``; they keep their ``title`` (the summary, shown
+without JavaScript), which the script removes so that Material's tooltip does not cover the card.
 """
 
 from __future__ import annotations
@@ -88,11 +88,10 @@ def previews_json(glossary: Glossary, location: Callable[[Term], str], resolve: 
 
 _ANCHOR = re.compile(r"<a\b([^>]*)>")
 _HREF = re.compile(r'\bhref="([^"]*)"')
-_TITLE = re.compile(r'\s+title="[^"]*"')
 
 
 def mark_previewable(page_html: str, page_url: str, term_urls: Collection[str]) -> str:
-    """Give every link to a term page ``data-gg-preview`` and drop its ``title``.
+    """Give every link to a term page ``data-gg-preview``.
 
     ``page_url`` and ``term_urls`` are site-relative page addresses (``performance/occupancy/``);
     hrefs are resolved against the page, fragments and queries ignored.
@@ -114,6 +113,6 @@ def mark_previewable(page_html: str, page_url: str, term_urls: Collection[str]) 
         href = _HREF.search(attrs)
         if href is None or "data-gg-preview" in attrs or target(href.group(1)) is None:
             return match.group(0)
-        return f"<a{_TITLE.sub('', attrs)} data-gg-preview>"
+        return f"<a{attrs} data-gg-preview>"
 
     return _ANCHOR.sub(mark, page_html)
