@@ -121,7 +121,12 @@
     hideTimer = setTimeout(hide, 200);
   }
 
-  document.addEventListener("pointerdown", function (e) { lastPointer = e.pointerType || "mouse"; }, true);
+  var pressed = null; /* a link being clicked with a mouse or pen: it is being followed, not previewed */
+  document.addEventListener("pointerdown", function (e) {
+    lastPointer = e.pointerType || "mouse";
+    pressed = lastPointer === "touch" ? null : previewLink(e.target);
+    if (pressed) clearTimeout(showTimer);
+  }, true);
 
   document.addEventListener("mouseover", function (e) {
     if (lastPointer === "touch") return;
@@ -142,6 +147,7 @@
 
   document.addEventListener("focusin", function (e) {
     var link = previewLink(e.target);
+    if (link && link === pressed) return;
     if (link && lastPointer !== "touch") show(link);
     else if (!(card && card.contains(e.target))) scheduleHide();
   });
@@ -151,6 +157,8 @@
   });
 
   document.addEventListener("keydown", function (e) {
+    pressed = null;
+    lastPointer = "keyboard";
     if (e.key === "Escape" && card && !card.hidden) hide();
   });
 
