@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 import pytest
 from bs4 import BeautifulSoup
 
-from glossary_tool.emit import compiler_explorer, occupancy, roofline
+from glossary_tool.emit import compiler_explorer, occupancy, roofline, search_names
 from glossary_tool.emit.links import term_src
 from glossary_tool.verify.records import read_record
 from tests import test_browser as harness
@@ -100,6 +100,14 @@ NAME_QUERIES = [
 ]
 
 
+def _expected(query: str, listed: str, glossary) -> str:
+    """The term a query must put first: the listed one, unless another term has the query as its
+    own title, abbreviation or alias (that term comes first: a vendor's name ranks below them)."""
+    key = search_names.normalize(query)
+    own = [t.slug for t in glossary.ordered_terms() if any(name == key and kind <= search_names.ALIAS for name, kind in search_names.term_names(t))]
+    return listed if not own or listed in own else own[0]
+
+
 def _open_search(page) -> None:
     page.keyboard.press("s")
     expect(page.locator("input.md-search__input")).to_be_focused()
@@ -120,7 +128,7 @@ def _results_for(page, query: str) -> list[str]:
 
 
 def test_name_queries_cover_every_section_and_vendor(glossary):
-    sections = {glossary.terms[slug].section for _, slug in NAME_QUERIES}
+    sections = {glossary.terms[_expected(query, slug, glossary)].section for query, slug in NAME_QUERIES}
     assert sections == {s.slug for s in glossary.sections}
     vendor_hits = set()
     for query, slug in NAME_QUERIES:
@@ -136,7 +144,8 @@ def test_search_puts_the_named_term_first(web: Watched, glossary):
     web.goto("")
     _open_search(web.page)
     wrong = []
-    for query, slug in NAME_QUERIES:
+    for query, listed in NAME_QUERIES:
+        slug = _expected(query, listed, glossary)
         term = glossary.terms[slug]
         expected = f"{web.base}{term.section}/{slug}/"
         hrefs = _results_for(web.page, query)

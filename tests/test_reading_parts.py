@@ -28,6 +28,8 @@ def real():
     ("value", "names"),
     [
         ("Compute Unit (CU)", [("Compute Unit", 2), ("CU", 3)]),
+        ("[[compute-unit|Compute Unit]] (CU)", [("Compute Unit", 2), ("CU", 3)]),
+        ("[[wavefront]] (64 lanes)", [("wavefront", 2), ("64 lanes", 3)]),
         ("wavefront (64 lanes on CDNA; wave32 or wave64 on RDNA)", [("wavefront", 2), ("64 lanes on CDNA", 3)]),  # five words: prose, not a name
         ("rocBLAS and hipBLASLt", [("rocBLAS and hipBLASLt", 2), ("rocBLAS", 2), ("hipBLASLt", 2)]),
         ("CDNA 2 (Instinct MI200 series), the contemporary generation", [("CDNA 2", 2), ("Instinct MI200 series", 3)]),

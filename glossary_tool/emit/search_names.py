@@ -47,6 +47,14 @@ def _top_level_split(text: str, separators: str) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
+_XREF = re.compile(r"\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
+
+
+def _plain(value: str) -> str:
+    """An entry as read: ``[[compute-unit|Compute Unit]] (CU)`` -> ``Compute Unit (CU)``."""
+    return _XREF.sub(lambda m: m.group(2) if m.group(2) is not None else m.group(1), value)
+
+
 def vendor_names(value: str) -> list[tuple[str, int]]:
     """Names in one ``equivalents`` entry: each clause's head, and short names in its parentheses.
 
@@ -54,7 +62,7 @@ def vendor_names(value: str) -> list[tuple[str, int]]:
     wavefront, wave64 on CDNA; a clause that is a sentence gives nothing.
     """
     names: list[tuple[str, int]] = []
-    for clause in _top_level_split(value, ";"):
+    for clause in _top_level_split(_plain(value), ";"):
         first = _top_level_split(clause, ",")[0]
         head = _PAREN.sub("", first).strip().strip("\"'")
         if head and len(head.split()) <= MAX_NAME_WORDS:
