@@ -58,7 +58,7 @@ NAME_QUERIES = [
     ("Matrix Core", "tensor-core"),
     ("Hopper", "hopper-architecture"),
     ("GH100", "h100"),
-    ("MTLDevice", "gpu"),
+    ("blit command encoder", "copy-engine"),
     ("SIMD-group", "warp"),
     ("subgroup", "warp"),
     ("threadgroup memory", "shared-memory"),
