@@ -104,7 +104,7 @@ def runs(glossary: Glossary, records_root: Path) -> list[GpuRun]:
     return sorted((r for r in parsed if r is not None), key=lambda r: r.gpu)
 
 
-def _json_for_script(data: object) -> str:
+def json_for_script(data: object) -> str:
     """JSON safe inside <script>: no '</' can close the element."""
     return json.dumps(data, sort_keys=True, separators=(",", ":")).replace("</", "<\\/")
 
@@ -144,7 +144,7 @@ def calculator_html(gpu_runs: list[GpuRun]) -> str:
     sources = "; ".join(f"{html.escape(r.gpu)}: verified {html.escape(r.date)}" for r in gpu_runs)
     return (
         '<div class="gg-occupancy" data-gg-widget="occupancy">'
-        f'<script type="application/json" class="gg-occupancy__data">{_json_for_script(data)}</script>'
+        f'<script type="application/json" class="gg-occupancy__data">{json_for_script(data)}</script>'
         f'<form class="gg-occupancy__form" aria-label="Occupancy calculator" onsubmit="return false">{fields}</form>'
         f'<dl class="gg-occupancy__out">{outputs}</dl>'
         '<figure class="gg-occupancy__chart"><div class="gg-occupancy__svg" role="img" aria-label="Occupancy against block size"></div>'

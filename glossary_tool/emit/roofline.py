@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from glossary_tool.emit.gpu_records import gpu_records
-from glossary_tool.emit.occupancy import _json_for_script
+from glossary_tool.emit.occupancy import json_for_script
 from glossary_tool.model import Glossary
 from glossary_tool.verify.records import Record
 
@@ -85,7 +85,7 @@ def roofline_html(rooflines: list[Roofline]) -> str:
     sources = "; ".join(f"{html.escape(r.gpu)}: verified {html.escape(r.date)}" for r in rooflines)
     return (
         '<div class="gg-roofline" data-gg-widget="roofline">'
-        f'<script type="application/json" class="gg-roofline__data">{_json_for_script(data)}</script>'
+        f'<script type="application/json" class="gg-roofline__data">{json_for_script(data)}</script>'
         '<form class="gg-roofline__form" aria-label="Roofline: attainable FP32 rate for an arithmetic intensity" onsubmit="return false">'
         '<label class="gg-occupancy__field"><span>FLOPs per element</span><input type="number" name="flops" value="2" min="0" step="any" inputmode="decimal"></label>'
         '<label class="gg-occupancy__field"><span>DRAM bytes per element</span><input type="number" name="bytes" value="12" min="0.001" step="any" inputmode="decimal"></label>'
