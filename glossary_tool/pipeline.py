@@ -13,6 +13,8 @@ import networkx as nx
 
 from glossary_tool.diagnostics import Diagnostic
 from glossary_tool.draw import Diagram, check_diagrams, load_diagrams
+from glossary_tool.emit.instructions import EMPTY as EMPTY_INSTRUCTIONS
+from glossary_tool.emit.instructions import InstructionTable, load_instructions
 from glossary_tool.emit.leftovers import check_rendered
 from glossary_tool.link import link
 from glossary_tool.load import load_tree
@@ -52,6 +54,8 @@ class Loaded:
     diagnostics: tuple[Diagnostic, ...]
     #: Diagrams from ``diagrams/*.yml`` by name; render with glossary_tool.draw.render_diagram_svg.
     diagrams: Mapping[str, Diagram] = field(default_factory=dict)
+    #: glossary/instructions.yml: PTX/SASS opcodes -> terms (glossary_tool/emit/instructions.py).
+    instructions: InstructionTable = EMPTY_INSTRUCTIONS
 
 
 def load_project(root: Path, *, check_records: bool = True) -> Loaded:
@@ -72,4 +76,6 @@ def load_project(root: Path, *, check_records: bool = True) -> Loaded:
         from glossary_tool.verify.figure_check import figure_diagnostics
 
         diagnostics += figure_diagnostics(glossary, glossary.ordered_terms(), project.records_dir)
-    return Loaded(project, glossary, graph, tuple(diagnostics), drawn.diagrams)
+    instructions, problems = load_instructions(project.glossary_dir, glossary)
+    diagnostics += problems
+    return Loaded(project, glossary, graph, tuple(diagnostics), drawn.diagrams, instructions)

@@ -204,7 +204,7 @@ def test_hovering_a_cross_reference_shows_the_target_summary(web: Watched, gloss
     expect(anchor).to_have_attribute("aria-describedby", re.compile(r".+"))
     tooltip = web.page.locator(f"#{anchor.get_attribute('aria-describedby')}")
     expect(tooltip).to_be_visible()
-    expect(tooltip).to_have_text(target.summary)
+    expect(tooltip.locator(".gg-preview__summary")).to_have_text(target.summary)  # the preview card (assets/preview.js)
     web.page.mouse.move(0, 0)
     expect(tooltip).to_be_hidden()
     web.assert_clean()

@@ -37,13 +37,17 @@ from glossary_tool.draw.graph import MAP_SRC, layout_map, term_graph
 from glossary_tool.draw.html import MAP_TITLE, diagrams_markdown, map_markdown, term_extras_markdown
 from glossary_tool.emit import pages
 from glossary_tool.emit.gpu_compare import COMPARE_SRC, comparison_markdown, comparison_title
+from glossary_tool.emit.instructions import link_rendered_blocks
 from glossary_tool.emit.leftovers import Leftover, html_leftovers, leftover_diagnostics, markdown_leftovers, output_diagnostics
 from glossary_tool.emit.links import RelativeLinker, term_src
 from glossary_tool.emit.llms import LlmsFiles, render_llms
 from glossary_tool.emit.markdown_copy import markdown_copy, sitemap_stubs, with_copy_buttons, with_head_links
 from glossary_tool.emit.page_html import markdown_page, section_page, term_page
+from glossary_tool.emit.previews import PREVIEWS_SRC, mark_previewable, previews_json, resolver
 from glossary_tool.emit.render import Rendered, RenderOptions
+from glossary_tool.emit.search_names import SEARCH_NAMES_SRC, names_json
 from glossary_tool.emit.snippets import SiteSnippets
+from glossary_tool.emit.widgets import widget_html
 from glossary_tool.model import Glossary, Term
 from glossary_tool.pipeline import Loaded, load_project
 from glossary_tool.publish.feed import WHATS_NEW_SRC, WHATS_NEW_TITLE
@@ -59,7 +63,13 @@ log = logging.getLogger("mkdocs.plugins.glossary")
 #: and the footer names the tool version and content commit (adapters/mkdocs_publish.py).
 THEME_PREFIX = "theme-original"
 OVERRIDES = {
-    "main.html": '{% extends "base.html" %}{% block extrahead %}{{ super() }}<link rel="alternate" type="application/atom+xml" title="{{ config.site_name|e }}: what\'s new" href="{{ "feed.xml" | url }}">{% endblock %}',
+    # the Atom feed in every page's head; search by name: Material starts our worker
+    # (glossary/assets/search-worker.js), which wraps its own
+    "main.html": (
+        "{% extends 'theme-original/main.html' %}"
+        "{% block extrahead %}{{ super() }}<link rel=\"alternate\" type=\"application/atom+xml\" title=\"{{ config.site_name|e }}: what's new\" href=\"{{ 'feed.xml' | url }}\">{% endblock %}"
+        "{% block config %}{% filter replace('assets/javascripts/workers/search.', 'assets/search-worker.js?material=search.', 1) %}{{ super() }}{% endfilter %}{% endblock %}"
+    ),
     "partials/copyright.html": "{% filter replace('<div class=\"md-copyright\">', '<div class=\"md-copyright\">' ~ glossary_build_note, 1) %}{% include 'theme-original/partials/copyright.html' %}{% endfilter %}",
     "partials/source.html": "{% filter replace(' data-md-component=\"source\"', '') %}{% include 'theme-original/partials/source.html' %}{% endfilter %}",
     "partials/search.html": "{% filter replace('role=\"dialog\"', 'role=\"dialog\" aria-label=\"' ~ lang.t('search') ~ '\"', 1) %}{% include 'theme-original/partials/search.html' %}{% endfilter %}",
@@ -156,6 +166,10 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
                 files.append(File.generated(config, src, content=""))
         if files.get_file_from_path(pages.HOME_SRC) is None:
             files.append(File.generated(config, pages.HOME_SRC, content=""))
+        term_url = {t.slug: files.get_file_from_path(term_src(t)).url for t in glossary.terms.values() if files.get_file_from_path(term_src(t))}
+        files.append(File.generated(config, SEARCH_NAMES_SRC, content=names_json(glossary, lambda t: term_url.get(t.slug, ""))))
+        files.append(File.generated(config, PREVIEWS_SRC, content=previews_json(glossary, lambda t: term_url.get(t.slug, ""), resolver(glossary))))
+        self.term_urls = frozenset(term_url.values())  # links to these get preview cards (emit/previews.py)
         if self.active is not None:  # the serve preview has no book: rebuilding it took seconds per edit
             self.downloads = []
             plan_files(files, self.active, config)
@@ -271,7 +285,9 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         term = self._term_at(page.file.src_uri)
         if term is not None:  # "Copy page as Markdown" / "View as Markdown"
             html_text = with_copy_buttons(html_text, page.url, term_src(term))
-        page.content = html_text  # for capture()
+        if self.loaded is not None and term is not None:  # PTX/SASS opcodes link to their terms
+            html_text = link_rendered_blocks(html_text, self.loaded.instructions, self.loaded.glossary, _href_for(self.loaded.glossary, page, files))
+        html_text = page.content = mark_previewable(html_text, page.url, getattr(self, "term_urls", ()))  # page.content: for capture()
         incremental = self.active
         if incremental is not None:
             incremental.capture(page)
@@ -350,7 +366,8 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             text = incremental.memoized(src, extras_key(term, glossary, self.link_graph, self.loaded.diagrams, page.url), extras)
         else:
             text = extras()
-        return term_page(term, glossary, options, extras_html=text)
+        widget = widget_html(term, glossary, self.loaded.project.records_dir)  # calculators and other pages to play with
+        return term_page(term, glossary, options, extras_html=f"{widget}\n{text}" if widget else text)
 
 
 def _report(diagnostics: list[Diagnostic]) -> None:

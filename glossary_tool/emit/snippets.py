@@ -14,6 +14,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from glossary_tool.emit import compiler_explorer
 from glossary_tool.emit.html_parts import highlight, tabbed_set
 from glossary_tool.emit.markdown import fence_for
 from glossary_tool.model import Snippet, Term
@@ -127,7 +128,7 @@ class SiteSnippets:
         v = view(self.records_root, term, snippet, self.reference)
         state = "verified" if v.verified else "unverified"
         items = "".join(f"<li>{html.escape(line)}</li>" for line in v.badges())
-        badge = f'<div class="snippet-badge snippet-badge--{state}"><span class="snippet-name">{html.escape(snippet.name)}</span><ul class="snippet-runs">{items}</ul></div>'
+        badge = f'<div class="snippet-badge snippet-badge--{state}"><span class="snippet-name">{html.escape(snippet.name)}</span><ul class="snippet-runs">{items}</ul>{compiler_explorer.link_html(snippet) or ""}</div>'
         group = _group(term, snippet)
         tabs = [("Source", highlight(snippet.source, LANG_LEXER.get(snippet.lang, "text")))]
         outputs = v.outputs()
@@ -136,9 +137,9 @@ class SiteSnippets:
         elif outputs:  # no GPU has run it: the expected output, under that name
             tabs.append((outputs[0][0], output_block(outputs[0][1])))
         if v.ptx:
-            tabs.append(("PTX", highlight(v.ptx, "text")))
+            tabs.append(("PTX", highlight(v.ptx, "ptx")))  # opcodes linked after rendering: emit/instructions.py
         if v.sass:
-            tabs.append(("SASS", highlight(v.sass, "text")))
+            tabs.append(("SASS", highlight(v.sass, "sass")))
         return f'<div class="snippet">{badge}{tabbed_set(group, tabs)}</div>'
 
     def __call__(self, term: Term, snippet: Snippet) -> str:

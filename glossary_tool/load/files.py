@@ -199,7 +199,7 @@ def walk_tree(root: Path, out: list[Diagnostic]) -> Tree:
                 files.append((entry.name, path, rel(root, path)))
         elif entry.name == INDEX:
             home = load_section_page(root, entry, "home", out)
-        elif entry.name == TOC_NAME:
+        elif entry.name in (TOC_NAME, "instructions.yml"):  # instructions.yml: read by emit/instructions.py
             continue
         else:
             out.append(error(shown, 0, 0, "file-unexpected", "terms live in a section folder: glossary/<section>/<slug>.md"))
