@@ -25,7 +25,7 @@ from pydantic import Field
 from glossary_tool import __version__, lookup
 from glossary_tool.emit import answers
 from glossary_tool.emit.answers import Site
-from glossary_tool.emit.llms import render_llms
+from glossary_tool.emit.llms import OVERRIDES_DIR, render_llms
 from glossary_tool.model import SECTIONS
 from glossary_tool.pipeline import Loaded
 
@@ -57,8 +57,8 @@ def site_url_of(root: Path) -> str:
 
 
 def _llms_templates(root: Path) -> Path:
-    templates = root / "llms_txt"
-    return templates if templates.is_dir() else Path(__file__).resolve().parents[2] / "llms_txt"
+    """The glossary's template overrides (emit/llms.py falls back to the packaged templates)."""
+    return root / OVERRIDES_DIR
 
 
 def _text(text: str, error: bool = False) -> CallToolResult:

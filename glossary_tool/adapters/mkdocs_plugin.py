@@ -40,7 +40,7 @@ from glossary_tool.emit.gpu_compare import COMPARE_SRC, comparison_markdown, com
 from glossary_tool.emit.instructions import link_rendered_blocks
 from glossary_tool.emit.leftovers import Leftover, html_leftovers, leftover_diagnostics, markdown_leftovers, output_diagnostics
 from glossary_tool.emit.links import RelativeLinker, term_src
-from glossary_tool.emit.llms import LlmsFiles, render_llms
+from glossary_tool.emit.llms import OVERRIDES_DIR, LlmsFiles, render_llms
 from glossary_tool.emit.markdown_copy import markdown_copy, sitemap_stubs, with_copy_buttons, with_head_links
 from glossary_tool.emit.page_html import markdown_page, section_page, term_page
 from glossary_tool.emit.previews import PREVIEWS_SRC, mark_previewable, previews_json, resolver
@@ -257,10 +257,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
     def _llms(self, site_url: str, site_name: str) -> LlmsFiles:
         assert self.loaded is not None
         project = self.loaded.project
-        templates = project.root / "llms_txt"
-        if not templates.is_dir():  # a glossary without its own templates uses the tool's
-            templates = Path(__file__).resolve().parents[2] / "llms_txt"
-        return render_llms(self.loaded.glossary, project.records_dir, templates, site_url, site_name, self.loaded.diagrams)
+        return render_llms(self.loaded.glossary, project.records_dir, project.root / OVERRIDES_DIR, site_url, site_name, self.loaded.diagrams)
 
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         """Our pages are rendered by the core (markdown-it-py, the engine `check` validated);

@@ -1,7 +1,8 @@
 """llms.txt, llms-full.txt and a Markdown copy of every term page (the llmstxt.org convention).
 
-All three come from the same loaded glossary in reading order, rendered with the jinja2
-templates in ``llms_txt/`` at the repository root.
+All three come from the same loaded glossary in reading order, rendered with jinja2
+templates: the tool's own (``glossary_tool/emit/templates/``, shipped in the package), each
+of which a glossary may override with a file of the same name in ``llms_txt/`` at its root.
 """
 
 from __future__ import annotations
@@ -104,8 +105,15 @@ class SectionLinker:
         return self.absolute.to_term(target, anchor)
 
 
-def _env(templates: Path) -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates)), autoescape=False, keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
+#: Where a glossary keeps templates that replace the tool's (one file each, same name).
+OVERRIDES_DIR = "llms_txt"
+DEFAULT_TEMPLATES = Path(__file__).parent / "templates"
+
+
+def _env(overrides: Path) -> jinja2.Environment:
+    """The project's ``llms_txt/<name>`` where it exists, else the packaged template."""
+    loaders = [jinja2.FileSystemLoader(str(overrides)), jinja2.FileSystemLoader(str(DEFAULT_TEMPLATES))]
+    return jinja2.Environment(loader=jinja2.ChoiceLoader(loaders), autoescape=False, keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
 
 
 def diagram_text(term: Term, diagrams: Mapping[str, Any], heading: str = "Diagram", described: dict[str, str] | None = None) -> str:
