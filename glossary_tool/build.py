@@ -12,17 +12,17 @@ import time
 from pathlib import Path
 
 from glossary_tool.atomic import replace_directory
-from glossary_tool.diagnostics import Severity, render
+from glossary_tool.diagnostics import errors, render
 from glossary_tool.pipeline import load_project
 
 
 def build_site(root: Path, out: Path | None, *, strict: bool = False, book: bool = False) -> int:
     started = time.monotonic()
     loaded = load_project(root)
-    errors = [d for d in loaded.diagnostics if d.severity is Severity.ERROR]
-    if errors and strict:  # without --strict the plugin reports them once, as MkDocs warnings
-        print(render(errors), file=sys.stderr)
-        print(f"glossary build --strict: {len(errors)} error(s); site not built", file=sys.stderr)
+    found = errors(loaded.diagnostics)
+    if found and strict:  # without --strict the plugin reports them once, as MkDocs warnings
+        print(render(found), file=sys.stderr)
+        print(f"glossary build --strict: {len(found)} error(s); site not built", file=sys.stderr)
         return 1
     from glossary_tool.adapters.mkdocs_build import BuildError, build_with_mkdocs
 

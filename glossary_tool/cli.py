@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from glossary_tool import __version__
-from glossary_tool.diagnostics import GlossaryError, Severity, render
+from glossary_tool.diagnostics import GlossaryError, Severity, errors, render
 from glossary_tool.model import SECTIONS
 
 
@@ -35,16 +35,16 @@ def cmd_check(args: argparse.Namespace) -> int:
         loaded = load_project(_root(args), check_records=not args.no_records)
         diagnostics = list(loaded.diagnostics)
     if args.errors_only:
-        diagnostics = [d for d in diagnostics if d.severity is Severity.ERROR]
+        diagnostics = errors(diagnostics)
     text = render(diagnostics, args.format)
     if text:
         print(text)
-    errors = sum(d.severity is Severity.ERROR for d in set(diagnostics))
+    error_count = len(errors(set(diagnostics)))
     warnings = sum(d.severity is Severity.WARNING for d in set(diagnostics))
     if args.format == "text":
         terms = len(loaded.glossary.terms)
-        print(f"check: {scope}{terms} terms, {errors} error(s), {warnings} warning(s)", file=sys.stderr)
-    return 1 if errors else 0
+        print(f"check: {scope}{terms} terms, {error_count} error(s), {warnings} warning(s)", file=sys.stderr)
+    return 1 if error_count else 0
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -62,7 +62,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         print(report.line())
         return 0
     loaded = load_project(_root(args), check_records=False)
-    blocking = [d for d in loaded.diagnostics if d.severity is Severity.ERROR and d.code.startswith(("snippet-", "unterminated", "file-", "yaml", "frontmatter"))]
+    blocking = [d for d in errors(loaded.diagnostics) if d.code.startswith(("snippet-", "unterminated", "file-", "yaml", "frontmatter"))]
     if blocking:
         print(render(blocking), file=sys.stderr)
         return 1
@@ -109,16 +109,15 @@ def cmd_build(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     import time
 
-    from glossary_tool.diagnostics import Severity as _Severity
     from glossary_tool.emit.book import BookError, export_epub, export_pdf
     from glossary_tool.pipeline import load_project
 
     loaded = load_project(_root(args))
-    errors = [d for d in loaded.diagnostics if d.severity is _Severity.ERROR]
-    if errors:
-        print(render(errors), file=sys.stderr)
+    found = errors(loaded.diagnostics)
+    if found:
+        print(render(found), file=sys.stderr)
         if args.strict:
-            print(f"glossary export --strict: {len(errors)} error(s); nothing written", file=sys.stderr)
+            print(f"glossary export --strict: {len(found)} error(s); nothing written", file=sys.stderr)
             return 1
     out = Path(args.out) if args.out else _root(args) / "dist" / f"gpu-glossary.{args.format}"
     started = time.monotonic()
@@ -177,14 +176,14 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         return 1
     root = _root(args)
     loaded = load_project(root, check_records=False)
-    errors = sum(d.severity is Severity.ERROR for d in loaded.diagnostics)
+    error_count = len(errors(loaded.diagnostics))
     if not loaded.glossary.terms:  # nothing to serve: say why instead of answering "no term" forever
-        print(render([d for d in loaded.diagnostics if d.severity is Severity.ERROR]), file=sys.stderr)
+        print(render(errors(loaded.diagnostics)), file=sys.stderr)
         print(f"glossary mcp: no terms under {root / 'glossary'}; nothing to serve", file=sys.stderr)
         return 1
     where = f"http://{http[0]}:{http[1]}/mcp" if http else "stdio"
     # stdout is the protocol channel on stdio: everything for people goes to stderr
-    print(f"glossary mcp: {len(loaded.glossary.terms)} terms loaded in {time.monotonic() - started:.2f} s, serving on {where}" + (f" ({errors} check error(s): run glossary check)" if errors else ""), file=sys.stderr)
+    print(f"glossary mcp: {len(loaded.glossary.terms)} terms loaded in {time.monotonic() - started:.2f} s, serving on {where}" + (f" ({error_count} check error(s): run glossary check)" if error_count else ""), file=sys.stderr)
     serve(loaded, args.site_url or site_url_of(root), http)
     return 0
 

@@ -51,8 +51,9 @@ def warning(path: str, line: int, col: int, code: str, message: str) -> Diagnost
     return Diagnostic(path, line, col, Severity.WARNING, code, message)
 
 
-def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
-    return any(d.severity is Severity.ERROR for d in diagnostics)
+def errors(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """The errors among ``diagnostics`` (warnings never fail a command)."""
+    return [d for d in diagnostics if d.severity is Severity.ERROR]
 
 
 def sort_key(d: Diagnostic) -> tuple[str, int, int, str]:

@@ -174,7 +174,6 @@ class Glossary:
     home: Section | None = None
     #: term slug -> vendor -> the resolved ``[[...]]`` of its ``equivalents`` value (the page it links).
     equivalent_links: Mapping[str, Mapping[str, Link]] = field(default_factory=dict)
-    records: Mapping[tuple[str, str], object] = field(default_factory=dict)
 
     def ordered_terms(self) -> list[Term]:
         return [self.terms[slug] for section in self.sections for slug in section.terms if slug in self.terms]
@@ -183,12 +182,6 @@ class Glossary:
     def position(self) -> Mapping[str, int]:
         """slug -> index in the reading order; computed once (drawings sort neighbours by it)."""
         return {term.slug: i for i, term in enumerate(self.ordered_terms())}
-
-    def section(self, slug: str) -> Section:
-        for section in self.sections:
-            if section.slug == slug:
-                return section
-        raise KeyError(slug)
 
     def link_for(self, term: str, xref: XRef) -> Link | None:
         for link in self.links.get(term, ()):

@@ -32,7 +32,7 @@ from glossary_tool.adapters.mkdocs_incremental import Incremental, digest, extra
 from glossary_tool.adapters.mkdocs_publish import Publisher
 from glossary_tool.atomic import write_bytes
 from glossary_tool.background import BackgroundError, Job
-from glossary_tool.diagnostics import Diagnostic, Severity
+from glossary_tool.diagnostics import Diagnostic, Severity, errors
 from glossary_tool.draw.graph import MAP_SRC, layout_map, term_graph
 from glossary_tool.draw.html import MAP_TITLE, diagrams_markdown, map_markdown, term_extras_markdown
 from glossary_tool.emit import pages
@@ -116,12 +116,12 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             self.loaded = preloaded
         else:
             self.loaded = load_project(root)
-        errors = [d for d in self.loaded.diagnostics if d.severity is Severity.ERROR]
+        found = errors(self.loaded.diagnostics)
         for diagnostic in sorted(set(self.loaded.diagnostics)):
             # Errors are MkDocs warnings, so `mkdocs build --strict` fails on them too.
             (log.warning if diagnostic.severity is Severity.ERROR else log.info)(diagnostic.format())
-        if errors and self.config.fail_on_errors:
-            raise PluginError(f"glossary has {len(errors)} error(s); see `glossary check`")
+        if found and self.config.fail_on_errors:
+            raise PluginError(f"glossary has {len(found)} error(s); see `glossary check`")
         glossary = self.loaded.glossary
         self.publisher = Publisher(self.loaded, config)
         nav: list = [{"Home": pages.HOME_SRC}]

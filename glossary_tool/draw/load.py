@@ -25,11 +25,6 @@ from glossary_tool.load.frontmatter import loader_for
 from glossary_tool.model import Glossary, Term
 from glossary_tool.text import SLUG_RE
 
-try:  # libyaml when present, as the front matter loader does
-    _Loader: type = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - pure-Python fallback
-    _Loader = yaml.SafeLoader
-
 SUFFIXES = (".yml", ".yaml")
 MAX_BYTES = 500_000
 MAX_REPEAT = 1024
