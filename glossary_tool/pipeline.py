@@ -5,6 +5,7 @@ Emitters receive the resulting :class:`Glossary`; none of them re-reads term fil
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +22,9 @@ from glossary_tool.load import load_tree
 from glossary_tool.model import Glossary
 from glossary_tool.verify.freshness import snippet_diagnostics
 from glossary_tool.verify.reference import load_reference_gpus
+
+#: Where links point when a glossary's config names no site_url.
+DEFAULT_SITE_URL = "https://gpu-glossary.github.io/gpu-glossary/"
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,18 @@ class Project:
     @property
     def mkdocs_yml(self) -> Path:
         return self.root / "mkdocs.yml"
+
+    @property
+    def site_url(self) -> str:
+        """``site_url`` of the site config (read by a line match: the core never imports MkDocs,
+        and the file may hold tags a safe YAML loader refuses); the book and the MCP server
+        use it for absolute links."""
+        try:
+            text = self.mkdocs_yml.read_text(encoding="utf-8")
+        except OSError:
+            return DEFAULT_SITE_URL
+        match = re.search(r"^site_url:\s*['\"]?([^'\"\s#]+)", text, flags=re.M)
+        return match.group(1) if match else DEFAULT_SITE_URL
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,6 @@ answered with did-you-mean suggestions; answers are capped in size (emit/answers
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,9 +26,7 @@ from glossary_tool.emit import answers
 from glossary_tool.emit.answers import Site
 from glossary_tool.emit.llms import OVERRIDES_DIR, render_llms
 from glossary_tool.model import SECTIONS
-from glossary_tool.pipeline import Loaded
-
-DEFAULT_SITE_URL = "https://gpu-glossary.github.io/gpu-glossary/"
+from glossary_tool.pipeline import DEFAULT_SITE_URL, Loaded, Project
 
 INSTRUCTIONS = (
     "An interlinked glossary of the GPU stack (NVIDIA hardware and CUDA software, host software, "
@@ -47,13 +44,7 @@ Part = Literal["source", "output", "ptx", "sass"]
 
 
 def site_url_of(root: Path) -> str:
-    """``site_url`` from mkdocs.yml by a plain line match: the server never imports MkDocs."""
-    try:
-        text = (root / "mkdocs.yml").read_text(encoding="utf-8")
-    except OSError:
-        return DEFAULT_SITE_URL
-    match = re.search(r"^site_url:\s*['\"]?([^'\"\s#]+)", text, flags=re.M)
-    return match.group(1) if match else DEFAULT_SITE_URL
+    return Project(root).site_url
 
 
 def _llms_templates(root: Path) -> Path:

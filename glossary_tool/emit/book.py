@@ -58,6 +58,12 @@ figure svg { max-width: 100%; height: auto; }
 """ + HtmlFormatter(style="bw").get_style_defs(".hl")
 
 
+def book_anchor(slug: str, heading: str | None = None) -> str:
+    """The id of a term (or of one of its headings) in the book: every chapter holds many
+    terms, so ids carry the term's slug."""
+    return f"term-{slug}" + (f"-{heading}" if heading else "")
+
+
 def chapter_file(section: Section | str) -> str:
     slug = section if isinstance(section, str) else section.slug
     return f"{slug}.xhtml"
@@ -70,7 +76,7 @@ class BookLinker:
     glossary: Glossary
 
     def to_term(self, target: Term, anchor: str | None = None) -> str:
-        frag = f"term-{target.slug}" + (f"-{anchor}" if anchor else "")
+        frag = book_anchor(target.slug, anchor)
         return f"{chapter_file(target.section)}#{frag}"
 
     def to_page(self, src: str) -> str:
@@ -151,7 +157,7 @@ class Book:
             self.glossary,
             BookLinker(self.glossary),
             lambda t, s: MarkdownBlock(plain(t, s)),
-            anchor_prefix=f"term-{term.slug}-",
+            anchor_prefix=book_anchor(term.slug) + "-",
             heading_shift=1,
             permalinks=False,
             highlight_code=False,
@@ -160,7 +166,7 @@ class Book:
     def term_xhtml(self, term: Term, drawn: dict[str, str] | None = None) -> str:
         options = self._options(term)
         article = term_article(term, self.glossary, options, PageState(), sub_level=3)
-        title = f'<h2 id="term-{term.slug}">{html.escape(term.display_title)}</h2>'
+        title = f'<h2 id="{book_anchor(term.slug)}">{html.escape(term.display_title)}</h2>'
         summary = f'<p class="summary">{html.escape(term.summary)}</p>'
         body = _xhtml(_highlight_blocks(article))
         return f"<section>{title}{summary}{body}{self.figures(term, {} if drawn is None else drawn)}</section>"
@@ -230,7 +236,9 @@ def source_date(root: Path) -> dt.datetime:
     return dt.datetime.fromtimestamp(int(newest), dt.UTC)
 
 
-def make_book(loaded, site_url: str = "https://gpu-glossary.github.io/gpu-glossary/") -> Book:
+def make_book(loaded, site_url: str | None = None) -> Book:
+    """The book of ``loaded``; links out of it go to ``site_url`` (default: the config's)."""
+    site_url = site_url or loaded.project.site_url
     glossary = loaded.glossary
     title = glossary.home.title if glossary.home else "GPU Glossary"
     identifier = f"urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, site_url)}"
@@ -258,7 +266,7 @@ def epub_bytes(book: Book, chapters: list[tuple[str, str, str]] | None = None) -
         section = next((s for s in book.glossary.sections if chapter_file(s) == name), None)
         sub = ""
         if section is not None:
-            sub = "<ol>" + "".join(f'<li><a href="{name}#term-{s}">{html.escape(book.glossary.terms[s].display_title)}</a></li>' for s in section.terms) + "</ol>"
+            sub = "<ol>" + "".join(f'<li><a href="{name}#{book_anchor(s)}">{html.escape(book.glossary.terms[s].display_title)}</a></li>' for s in section.terms) + "</ol>"
         nav_items.append(f'<li><a href="{name}">{html.escape(title)}</a>{sub}</li>')
     nav = f'<nav epub:type="toc" id="toc"><h1>Contents</h1><ol>{"".join(nav_items)}</ol></nav>'
     nav += '<nav epub:type="landmarks" hidden="hidden"><h2>Landmarks</h2><ol><li><a epub:type="cover" href="cover.xhtml">Cover</a></li>'
@@ -296,7 +304,7 @@ def _ncx(book: Book, chapters: list[tuple[str, str, str]]) -> str:
         if section is not None:
             for slug in section.terms:
                 term = book.glossary.terms[slug]
-                inner += f'<navPoint id="np-{slug}" playOrder="{order}"><navLabel><text>{html.escape(term.display_title)}</text></navLabel><content src="{name}#term-{slug}"/></navPoint>'
+                inner += f'<navPoint id="np-{slug}" playOrder="{order}"><navLabel><text>{html.escape(term.display_title)}</text></navLabel><content src="{name}#{book_anchor(slug)}"/></navPoint>'
                 order += 1
         points.append(f'<navPoint id="np-{name[:-6]}" playOrder="{chapter_order}"><navLabel><text>{html.escape(title)}</text></navLabel><content src="{name}"/>{inner}</navPoint>')
     return (
@@ -344,7 +352,7 @@ def pdf_html(book: Book) -> str:
         section = next((s for s in book.glossary.sections if chapter_file(s) == name), None)
         if section is not None:
             for slug in section.terms:
-                toc.append(f'<li class="toc-term"><a href="#term-{slug}">{html.escape(book.glossary.terms[slug].display_title)}</a></li>')
+                toc.append(f'<li class="toc-term"><a href="#{book_anchor(slug)}">{html.escape(book.glossary.terms[slug].display_title)}</a></li>')
     body = []
     for name, title, xhtml in chapters:
         # chapter files link to each other; in one document every link is a fragment
