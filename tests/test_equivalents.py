@@ -124,7 +124,7 @@ def test_unquoted_reference_gets_a_hint(make_glossary):
     root = make_glossary(amd_pair("equivalents:\n  amd: [[wavefront]]"))
     (path, line, _, code, message), *_ = diagnostics(root)
     assert (path, code) == ("glossary/device-software/warp.md", "field-invalid")
-    assert line == line_of(root, path, "equivalents:")
+    assert line == line_of(root, path, "  amd: [[wavefront]]")  # the bad entry's own line
     assert "quote a value that starts with '[['" in message
 
 

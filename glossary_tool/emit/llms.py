@@ -48,18 +48,36 @@ class LlmsFiles:
 INLINE_SOURCE_LINES = 15
 
 
-# "Ran on H100 SXM (NVIDIA H100 80GB HBM3, sm_90) and H200 SXM (NVIDIA H200, sm_90): CUDA ..."
-# -> "Ran on H100 SXM and H200 SXM (sm_90): CUDA ...": the file's introduction names each GPU once.
-_SHORT_BADGE = re.compile(r"^- \*Ran on (.*?): (CUDA .*)\*$", re.M)
+# "Ran on H100 SXM (NVIDIA H100 80GB HBM3, sm_90) and H200 SXM (NVIDIA H200, sm_90): CUDA 13.0,
+# driver 580.159.04, 2026-11-23" -> "Ran on H100 SXM and H200 SXM (sm_90), 2026-11-23": the file's
+# introduction names each GPU and the toolchain every snippet shares, once.
+_SHORT_BADGE = re.compile(r"^- \*Ran on (.*?): (CUDA [^,]+, driver [^,]+), (.*)\*$", re.M)
 _RUN = re.compile(r"(.+?) \((?:[^(),]+), (sm_\w+)\)")
 
 
-def _short_badge(match: re.Match[str]) -> str:
+def _short_badge(match: re.Match[str], toolchain: str) -> str:
     runs = [(m.group(1), m.group(2)) for m in _RUN.finditer(match.group(1).replace(" and ", ", "))]
     if not runs or len({arch for _, arch in runs}) != 1:
         return match.group(0)
     names = " and ".join(label.strip(", ") for label, _ in runs)
-    return f"- *Ran on {names} ({runs[0][1]}): {match.group(2)}*"
+    tools = "" if match.group(2) == toolchain else f", {match.group(2)}"
+    return f"- *Ran on {names} ({runs[0][1]}){tools}, {match.group(3)}*"
+
+
+def common_toolchain(glossary: Glossary, records_root: Path) -> str:
+    """"CUDA 13.0, driver 580.159.04": what most passing runs used (stated once in llms-full.txt)."""
+    from collections import Counter
+
+    from glossary_tool.verify.records import PASSED, records_for
+
+    seen = Counter(
+        f"CUDA {r.machine.cuda_runtime_version}, driver {r.machine.driver_version}"
+        for term in glossary.ordered_terms()
+        for snippet in term.snippets
+        for r in records_for(records_root, term, snippet).values()
+        if r.status == PASSED and r.machine is not None
+    )
+    return seen.most_common(1)[0][0] if seen else ""
 
 
 @dataclass(frozen=True)
@@ -73,15 +91,17 @@ class CompactSnippets:
 
     records_root: Path
     absolute: AbsoluteLinker
+    #: The toolchain the file's introduction states (badges that match leave it out).
+    toolchain: str = ""
 
     def __call__(self, term: Term, snippet: Snippet) -> str:
-        block = _SHORT_BADGE.sub(_short_badge, PlainSnippets(self.records_root)(term, snippet))
+        block = _SHORT_BADGE.sub(lambda m: _short_badge(m, self.toolchain), PlainSnippets(self.records_root, only_differences=True)(term, snippet))
         lines = snippet.source.rstrip("\n").count("\n") + 1
         source = fence_for(snippet.source, LANG_LEXER.get(snippet.lang, ""))
         if lines <= INLINE_SOURCE_LINES or not block.startswith(source):
             return block
         where = self.absolute.to_term(term)
-        return f"*Snippet `{snippet.name}`: a {lines}-line {snippet.lang} program, in full in [the Markdown copy of this term]({where}).*" + block[len(source) :]
+        return f"*Program `{snippet.name}` ({lines} lines of {snippet.lang}): [source]({where}).*" + block[len(source) :]
 
 
 def section_file(section: str) -> str:
@@ -140,7 +160,8 @@ def render_llms(glossary: Glossary, records_root: Path, templates: Path, site_ur
     absolute = AbsoluteLinker(site_url)
     anchors = AnchorLinker()
     snippets = PlainSnippets(records_root)
-    compact = CompactSnippets(records_root, absolute)
+    toolchain = common_toolchain(glossary, records_root)
+    compact = CompactSnippets(records_root, absolute, toolchain)
     home = glossary.home
     title = home.title if home else site_name
     summary = home.summary if home and home.summary else "An interlinked GPU glossary."
@@ -178,6 +199,8 @@ def render_llms(glossary: Glossary, records_root: Path, templates: Path, site_ur
     ]
     env = _env(templates)
     gpus = "; ".join(f"{gpu.label} is an {gpu.name}" for gpu in reference_of(records_root))
+    if toolchain:
+        gpus += f"; unless a badge says otherwise, each ran with {toolchain}"
     context = {"title": title, "summary": summary, "about": ABOUT, "site_url": site_url, "inline_lines": INLINE_SOURCE_LINES, "gpus": gpus or "named in each badge"}
     for section, data in section_files:
         rel = section_file(section.slug)

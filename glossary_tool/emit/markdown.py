@@ -180,9 +180,14 @@ def term_markdown(
     if extra_after_body:
         parts.append(extra_after_body)
     table = equivalents_table(term, glossary, linker, link_titles=not compact, compact=compact)
-    if table:
-        parts.append(f"{sub} Equivalents\n\n{table}")
-    parts.append(f"{sub} Sources\n\n{sources_list(term, compact=compact)}")
+    if compact:  # one line each: in a file read by models every heading and bullet costs context
+        if table:
+            parts.append("*Equivalents:* " + "; ".join(line.removeprefix("- ") for line in table.split("\n")) + ".")
+        parts.append("*Sources:* " + "; ".join(line.removeprefix("- ") for line in sources_list(term, compact=True).split("\n")) + ".")
+    else:
+        if table:
+            parts.append(f"{sub} Equivalents\n\n{table}")
+        parts.append(f"{sub} Sources\n\n{sources_list(term)}")
     back = "" if compact else backlinks_list(term, glossary, linker)
     if back:
         parts.append(f"{sub} Linked from\n\n{back}")
