@@ -147,10 +147,10 @@ def test_read_term_by_abbreviation_has_absolute_links_output_per_gpu_and_sources
     assert SOURCE in codes and "warpSize = 32\n" in codes
     badge = page.find(string=re.compile(r"Ran on .*NVIDIA H200"))  # the GPU that printed the output, named
     assert badge is not None and "580.159.04" in badge and "2026-11-22" in badge
-    headings = [h.get_text() for h in page.find_all("h2")]
-    assert "Equivalents" in headings and "Sources" in headings
-    items = [li.get_text() for li in page.find_all("li")]  # equivalents as a list: no table header rows
-    assert "AMD ROCm/HIP: wavefront (64 lanes on CDNA)" in items
+    # equivalents and sources as one line each (no headings or table rows to spend context on)
+    lines = {p.get_text().split(":", 1)[0]: p.get_text() for p in page.find_all("p") if p.find("em")}
+    assert "AMD ROCm/HIP: wavefront (64 lanes on CDNA)" in lines["Equivalents"]
+    assert page.find("em", string="Sources:").parent.find("a")["href"].startswith("https://")
 
 
 def test_read_term_accepts_any_name_and_case(server):

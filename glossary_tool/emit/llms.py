@@ -95,7 +95,7 @@ class CompactSnippets:
     toolchain: str = ""
 
     def __call__(self, term: Term, snippet: Snippet) -> str:
-        block = _SHORT_BADGE.sub(lambda m: _short_badge(m, self.toolchain), PlainSnippets(self.records_root, only_differences=True)(term, snippet))
+        block = _SHORT_BADGE.sub(lambda m: _short_badge(m, self.toolchain), PlainSnippets(self.records_root)(term, snippet))
         lines = snippet.source.rstrip("\n").count("\n") + 1
         source = fence_for(snippet.source, LANG_LEXER.get(snippet.lang, ""))
         if lines <= INLINE_SOURCE_LINES or not block.startswith(source):

@@ -172,8 +172,6 @@ class PlainSnippets:
     records_root: Path
     include_sass: bool = False
     reference: tuple[ReferenceGpu, ...] | None = None
-    #: A second GPU's long output as its differing lines only (llms-full.txt: every line costs context).
-    only_differences: bool = False
 
     def __call__(self, term: Term, snippet: Snippet) -> str:
         v = view(self.records_root, term, snippet, self.reference)
@@ -184,31 +182,11 @@ class PlainSnippets:
         groups: dict[str, list[str]] = {}
         for label, text in v.outputs():
             groups.setdefault(text, []).append(label)
-        first: tuple[str, str] | None = None
         for text, labels in groups.items():
             names = " and ".join(labels)
-            if not v.runs:
-                parts += ["", f"{names}:", "", fence_for(text or "(no output)", "text")]
-                continue
-            delta = _changed_lines(first[1], text) if self.only_differences and first is not None else None
-            if delta is not None:  # long outputs that differ in a few lines: those lines only
-                parts += ["", f"Output on {names}: as on {first[0]} except these lines (line number: text):", "", fence_for(delta, "text")]
-                continue
-            parts += ["", f"Output on {names}:", "", fence_for(text or "(no output)", "text")]
-            first = first or (names, text)
+            heading = f"{names}:" if not v.runs else f"Output on {names}:"
+            parts += ["", heading, "", fence_for(text or "(no output)", "text")]
         return "\n".join(parts) + "\n"
-
-
-def _changed_lines(base: str, other: str) -> str | None:
-    """``other`` as the lines where it differs from ``base`` (same line count, at most a
-    quarter of at least eight lines differ); None when a full listing reads better."""
-    mine, theirs = base.rstrip("\n").split("\n"), other.rstrip("\n").split("\n")
-    if len(mine) != len(theirs) or len(mine) < 8:
-        return None
-    changed = [(n, line) for n, (old, line) in enumerate(zip(mine, theirs, strict=True), 1) if old.rstrip() != line.rstrip()]
-    if not changed or len(changed) * 4 > len(mine):
-        return None
-    return "\n".join(f"{n}: {line}" for n, line in changed)
 
 
 __all__ = ["LANG_LEXER", "PASSED", "PlainSnippets", "SiteSnippets", "SnippetView", "output_block", "output_tabs", "view"]
