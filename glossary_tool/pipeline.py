@@ -16,7 +16,8 @@ from glossary_tool.draw import Diagram, check_diagrams, load_diagrams
 from glossary_tool.emit.leftovers import check_rendered
 from glossary_tool.link import link
 from glossary_tool.load import load_tree
-from glossary_tool.model import Glossary
+from glossary_tool.load.cache import project_cache
+from glossary_tool.model import Glossary, Term
 from glossary_tool.verify.freshness import snippet_diagnostics
 from glossary_tool.verify.reference import load_reference_gpus
 
@@ -52,19 +53,27 @@ class Loaded:
     diagnostics: tuple[Diagnostic, ...]
     #: Diagrams from ``diagrams/*.yml`` by name; render with glossary_tool.draw.render_diagram_svg.
     diagrams: Mapping[str, Diagram] = field(default_factory=dict)
+    #: Every term file that loaded, in load order, including those a duplicate slug keeps
+    #: out of the glossary (``check --changed`` needs their names and links).
+    files: tuple[Term, ...] = ()
 
 
-def load_project(root: Path, *, check_records: bool = True) -> Loaded:
+def load_project(root: Path, *, check_records: bool = True, cache: bool = True) -> Loaded:
+    """Load, link and check the project at ``root``. ``cache``: reuse (and refresh) the term
+    parses and rendering checks of earlier runs in ``.cache/`` (load/cache.py); off, every
+    file is parsed again and nothing is written."""
     project = Project(Path(root))
-    loaded = load_tree(project.glossary_dir)
+    store = project_cache(project.root, cache)
+    loaded = load_tree(project.glossary_dir, store)
     glossary, graph, problems = link(loaded)
     diagnostics = list(loaded.diagnostics) + problems
     reported = {(d.path, d.line) for d in diagnostics if d.code in ("xref-unparsed", "xref-in-html")}
-    diagnostics += check_rendered(glossary, reported)
+    diagnostics += check_rendered(glossary, reported, store)
+    store.save()
     if check_records:
         reference = load_reference_gpus(project.mkdocs_yml)
         diagnostics += [*reference.diagnostics, *snippet_diagnostics(glossary.ordered_terms(), project.records_dir, reference.gpus)]
     drawn = load_diagrams(project.diagrams_dir, project.root)
     diagnostics += drawn.diagnostics
     diagnostics += check_diagrams(drawn.diagrams, glossary, drawn.broken)
-    return Loaded(project, glossary, graph, tuple(diagnostics), drawn.diagrams)
+    return Loaded(project, glossary, graph, tuple(diagnostics), drawn.diagrams, loaded.terms)
