@@ -15,9 +15,9 @@ from glossary_tool.diagnostics import Diagnostic
 from glossary_tool.draw import Diagram, check_diagrams, load_diagrams
 from glossary_tool.emit.leftovers import check_rendered
 from glossary_tool.link import link
-from glossary_tool.load import load_tree
+from glossary_tool.load import LoadResult, load_tree
 from glossary_tool.load.cache import project_cache
-from glossary_tool.model import Glossary, Term
+from glossary_tool.model import Glossary
 from glossary_tool.verify.freshness import snippet_diagnostics
 from glossary_tool.verify.reference import load_reference_gpus
 
@@ -53,9 +53,9 @@ class Loaded:
     diagnostics: tuple[Diagnostic, ...]
     #: Diagrams from ``diagrams/*.yml`` by name; render with glossary_tool.draw.render_diagram_svg.
     diagrams: Mapping[str, Diagram] = field(default_factory=dict)
-    #: Every term file that loaded, in load order, including those a duplicate slug keeps
-    #: out of the glossary (``check --changed`` needs their names and links).
-    files: tuple[Term, ...] = ()
+    #: What the loader read: every term file that loaded (those a duplicate slug keeps out of
+    #: the glossary too), the ones that did not, the reading order (``check --changed``).
+    load: LoadResult | None = None
 
 
 def load_project(root: Path, *, check_records: bool = True, cache: bool = True) -> Loaded:
@@ -76,4 +76,4 @@ def load_project(root: Path, *, check_records: bool = True, cache: bool = True) 
     drawn = load_diagrams(project.diagrams_dir, project.root)
     diagnostics += drawn.diagnostics
     diagnostics += check_diagrams(drawn.diagrams, glossary, drawn.broken)
-    return Loaded(project, glossary, graph, tuple(diagnostics), drawn.diagrams, loaded.terms)
+    return Loaded(project, glossary, graph, tuple(diagnostics), drawn.diagrams, loaded)
