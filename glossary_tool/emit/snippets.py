@@ -136,9 +136,9 @@ class SiteSnippets:
         elif outputs:  # no GPU has run it: the expected output, under that name
             tabs.append((outputs[0][0], output_block(outputs[0][1])))
         if v.ptx:
-            tabs.append(("PTX", highlight(v.ptx, "text")))
+            tabs.append(("PTX", highlight(v.ptx, "text", searchable=False)))
         if v.sass:
-            tabs.append(("SASS", highlight(v.sass, "text")))
+            tabs.append(("SASS", highlight(v.sass, "text", searchable=False)))
         return f'<div class="snippet">{badge}{tabbed_set(group, tabs)}</div>'
 
     def __call__(self, term: Term, snippet: Snippet) -> str:
