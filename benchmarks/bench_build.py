@@ -226,7 +226,7 @@ def measure(n: int, repeat: int, tmp: Path, serve: bool = True) -> dict:
     pages = sum(1 for _ in (tmp / f"n{n}" / "site").rglob("index.html"))
     bare_pages = sum(1 for _ in (tmp / f"n{n}" / "bare-site").rglob("index.html"))
     result["pages"] = {"ours": pages, "bare": bare_pages}
-    if n <= 1000 and serve:
+    if n <= 1000 and serve and result["corpus"] == "generated":  # the edits are to generated terms
         out = subprocess.run([py, "-m", "benchmarks.bench_build", "--child-serve", str(root), "--repeat", str(repeat)], check=True, env=env, cwd=REPO, capture_output=True, text=True)
         serve = json.loads(out.stdout.strip().splitlines()[-1])
         result["serve"] = {
