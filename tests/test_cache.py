@@ -120,3 +120,34 @@ def test_snippet_tabs_index_source_and_output_but_not_ptx_or_sass():
                 assert excluded is (label in ("PTX", "SASS")), (term.slug, snippet.name, label)
             checked += 1
     assert checked, "the real glossary has snippets with PTX"
+
+
+def _indexed(markup: str) -> list[tuple[str, str, str]]:
+    """What Material's search plugin takes from a page: (id, title, text) of each section."""
+    from material.plugins.search.plugin import Parser
+
+    parser = Parser()
+    parser.feed(markup)
+    parser.close()
+    return [(s.id, "".join(s.title), "".join(s.text)) for s in parser.data if not s.is_excluded()]
+
+
+def test_cutting_excluded_parts_leaves_the_search_index_and_the_page_unchanged():
+    from glossary_tool.draw.html import figure_html
+    from glossary_tool.emit.search_text import cut_excluded
+
+    loaded = load_project(REPO, check_records=False)
+    site = SiteSnippets(REPO / "snippets")
+    term, snippet = next((t, s) for t in loaded.glossary.ordered_terms() for s in t.snippets if "PTX" in site.html(t, s))
+    svg = '<svg viewBox="0 0 10 10"><g><text>SM label</text></g><a href="x"><text>warp</text></a></svg>'
+    page = (
+        '<h2 id="intro">Intro</h2><p>Prose about <a href="x">warps</a>.</p>'
+        f"{site.html(term, snippet)}<div><div>nested, searchable</div></div>{figure_html(svg, 'A caption.')}"
+        '<h2 id="more">More</h2><p>Tail text.</p><div data-search-exclude><div>inner</div>unclosed'
+    )
+    cut = cut_excluded(page)
+    assert len(cut.pieces) == 3, "the PTX and SASS blocks and the drawing (not the unbalanced tail)"
+    assert "SM label" not in cut.html and "data-search-exclude" in cut.html
+    assert _indexed(cut.html) == _indexed(page)
+    assert cut.restore(cut.html) == page
+    assert cut_excluded("<p>no drawings</p>").pieces == ()

@@ -22,7 +22,7 @@ from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
-from mkdocs.plugins import BasePlugin, event_priority
+from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
@@ -42,6 +42,7 @@ from glossary_tool.emit.links import RelativeLinker, term_src
 from glossary_tool.emit.llms import LlmsFiles, render_llms
 from glossary_tool.emit.page_html import markdown_page, section_page, term_page
 from glossary_tool.emit.render import Rendered, RenderOptions
+from glossary_tool.emit.search_text import Cut, cut_excluded
 from glossary_tool.emit.snippets import SiteSnippets
 from glossary_tool.model import Glossary, Term
 from glossary_tool.pipeline import Loaded, load_project
@@ -91,6 +92,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         self.downloads: list[tuple[str, str]] = []
         self._pending: dict[str, Rendered | None] = {}
         self._rendered: dict[str, Rendered] = {}
+        self._search_cuts: dict[str, Cut] = {}
         self._built_pages: list[Page] = []
         self.link_graph: nx.DiGraph | None = None
 
@@ -269,6 +271,25 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         if incremental is not None:
             incremental.capture(page)
         return html_text
+
+    @event_priority(50)  # before Material's search plugin indexes the page
+    def _cut_for_search(self, context: dict, *, page: Page, config: MkDocsConfig, nav: Navigation) -> dict:
+        """Search reads the page without its search-excluded drawings and compiler output
+        (emit/search_text.py): same index, a fraction of the parsing."""
+        cut = cut_excluded(page.content or "")
+        if cut.pieces:
+            self._search_cuts[page.file.src_uri] = cut
+            page.content = cut.html
+        return context
+
+    @event_priority(-50)  # after it
+    def _restore_after_search(self, context: dict, *, page: Page, config: MkDocsConfig, nav: Navigation) -> dict:
+        cut = self._search_cuts.pop(page.file.src_uri, None)
+        if cut is not None:
+            page.content = cut.restore(page.content or "")
+        return context
+
+    on_page_context = CombinedEvent(_cut_for_search, _restore_after_search)
 
     def _page_meta(self, page: Page) -> None:
         """What each page's front matter gains or loses before MkDocs renders it."""
