@@ -124,6 +124,8 @@ def check_rendered(glossary: Glossary, known: set[tuple[str, int]] | None = None
     ``known``: (path, line) already reported by the parser's own checks (one problem, one error).
     ``store``: leftovers of earlier runs, keyed by what the prose of a page depends on: its
     body and the texts its resolved links show (hrefs and tooltips are attributes, not prose).
+    Unresolved references show their own text; resolved ones are ``<a>`` elements, whose text
+    is a node of its own, so a title without brackets cannot complete a ``[[``.
     """
     from glossary_tool.emit.links import RelativeLinker, term_src
     from glossary_tool.emit.markdown import display_text
@@ -133,10 +135,13 @@ def check_rendered(glossary: Glossary, known: set[tuple[str, int]] | None = None
     pages = [section.page for section in glossary.sections if section.page is not None]
     if glossary.home is not None and glossary.home.page is not None:
         pages.append(glossary.home.page)
+    # A link shows the body's text or its target's title or abbreviation; while no title or
+    # abbreviation holds a bracket, a page's prose (and so its leftovers) is its body's alone.
+    bracketed = any("[" in t.title or "[" in (t.abbreviation or "") for t in glossary.terms.values())
     for term in [*glossary.ordered_terms(), *pages]:
         name = ""
         if store is not None:
-            shown = [display_text(link.xref, glossary.terms[link.target]) for link in glossary.links.get(term.slug, ())]
+            shown = [display_text(link.xref, glossary.terms[link.target]) for link in glossary.links.get(term.slug, ())] if bracketed else []
             name = cache.key("leftovers", term.body, *shown)
         leftovers = store.get(name) if store is not None else None
         if leftovers is None:

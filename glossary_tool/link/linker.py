@@ -44,6 +44,7 @@ def link(loaded: LoadResult) -> tuple[Glossary, nx.DiGraph, list[Diagnostic]]:
     # xref edges in the order first met, counted here and added in one call (a fifth of a
     # warm 5,000-term check was graph.add_edge); the graph comes out the same
     weights: dict[tuple[str, str], int] = {}
+    resolved: dict[str, tuple[str, ...]] = {}  # a name is written many times: resolved once
 
     links: dict[str, tuple[Link, ...]] = {}
     pages = [s.page for s in loaded.sections if s.page is not None]
@@ -53,7 +54,9 @@ def link(loaded: LoadResult) -> tuple[Glossary, nx.DiGraph, list[Diagnostic]]:
         is_page = term.slug.startswith("_index:")
         found: list[Link] = []
         for xref in term.xrefs:
-            targets = index.resolve(xref.target)
+            targets = resolved.get(xref.target)
+            if targets is None:
+                targets = resolved[xref.target] = index.resolve(xref.target)
             if not targets:
                 hint = index.suggest(xref.target)
                 tail = f"; did you mean {', '.join(repr(h) for h in hint)}?" if hint else ""
