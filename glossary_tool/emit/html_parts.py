@@ -34,6 +34,7 @@ def _lexer(lang: str) -> Lexer:
 _FORMATTER = HtmlFormatter(nowrap=True)
 
 
+@lru_cache(maxsize=8192)  # a pure function: serve re-renders every page on each rebuild to fingerprint it
 def highlight(code: str, lang: str = "", *, searchable: bool = True) -> str:
     """A code block as pymdownx.highlight writes it: Material adds the copy button to it.
 
