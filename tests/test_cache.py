@@ -151,3 +151,26 @@ def test_cutting_excluded_parts_leaves_the_search_index_and_the_page_unchanged()
     assert _indexed(cut.html) == _indexed(page)
     assert cut.restore(cut.html) == page
     assert cut_excluded("<p>no drawings</p>").pieces == ()
+
+
+def test_a_cache_this_user_did_not_write_is_never_unpickled(copy, monkeypatch):
+    import pickle
+
+    from glossary_tool.load import cache as cache_module
+
+    _load(copy)
+    (pickle_file,) = (copy / CACHE_DIR).glob("load-*.pickle")
+
+    class Boom:
+        def __reduce__(self):
+            return (pytest.fail, ("a foreign pickle was loaded",))
+
+    payload = pickle.dumps({"x": Boom()})
+    pickle_file.write_bytes(b"\0" * 32 + payload)  # as a crafted file in a pull request would be: not signed with our key
+    store, result = _load(copy)
+    assert store.hits == 0 and result.terms
+    # signed with someone else's key: ignored too
+    _load(copy)
+    monkeypatch.setattr(cache_module, "_signing_key", lambda: b"k" * 32)
+    store, _ = _load(copy)
+    assert store.hits == 0

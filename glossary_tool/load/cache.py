@@ -15,12 +15,18 @@ The cache is an optimisation only. One pickle per tool version holds the entries
 run used (so it never grows past the glossary), written atomically; a cache that is missing,
 unreadable, corrupt or unwritable is simply empty, never an error. The folder holds a
 ``.gitignore`` of ``*`` so git (and ``check --changed``) never sees it.
+
+Unpickling runs code, and a pull request could commit a crafted ``.cache/`` for CI to load.
+So the pickle is signed with HMAC-SHA256 under a key kept outside the repository (in the
+user's cache folder, created on first use, mode 0600), and a file that does not verify is
+not unpickled: a cache only trusts what this user's own runs wrote.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import hmac
 import importlib.metadata
 import os
 import pickle
@@ -52,6 +58,33 @@ def tool_version() -> str:
     return digest.hexdigest()
 
 
+@lru_cache(maxsize=1)
+def _signing_key() -> bytes:
+    """This user's key for signing caches (a fresh one, that nothing will verify, when the
+    user's cache folder cannot be written: the cache is then only in-process)."""
+    home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "glossary-tool"
+    path = home / "cache-key"
+    with contextlib.suppress(OSError):
+        data = path.read_bytes()
+        if len(data) >= 32:
+            return data
+    data = os.urandom(32)
+    with contextlib.suppress(OSError):
+        home.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+    with contextlib.suppress(OSError):  # another process may have won the race: use its key
+        stored = path.read_bytes()
+        if len(stored) >= 32:
+            return stored
+    return data
+
+
+def _sign(payload: bytes) -> bytes:
+    return hmac.new(_signing_key(), payload, hashlib.sha256).digest()
+
+
 def key(kind: str, *parts: str | bytes) -> str:
     """The cache key of a ``kind`` of result computed from ``parts`` (and the tool version)."""
     digest = hashlib.sha256(f"{tool_version()}\0{kind}\0".encode())
@@ -75,10 +108,12 @@ class Cache:
         self.misses = 0
         if directory is not None:
             with contextlib.suppress(Exception):  # missing, truncated, from another Python: start empty
-                with open(self._file, "rb") as handle:
-                    stored = pickle.load(handle)
-                if isinstance(stored, dict):
-                    self._stored = stored
+                data = self._file.read_bytes()
+                signature, payload = data[:32], data[32:]
+                if hmac.compare_digest(signature, _sign(payload)):  # only what this user's runs wrote
+                    stored = pickle.loads(payload)
+                    if isinstance(stored, dict):
+                        self._stored = stored
 
     @property
     def _file(self) -> Path:
@@ -111,7 +146,8 @@ class Cache:
             ignore = self.directory / ".gitignore"
             if not ignore.exists():
                 write_bytes(ignore, b"# written by glossary_tool: the whole folder is a disposable cache\n*\n", durable=False)
-            write_bytes(self._file, pickle.dumps(self._used, protocol=pickle.HIGHEST_PROTOCOL), durable=False)
+            payload = pickle.dumps(self._used, protocol=pickle.HIGHEST_PROTOCOL)
+            write_bytes(self._file, _sign(payload) + payload, durable=False)
             for old in self.directory.glob("load-*.pickle"):
                 if old != self._file:
                     with contextlib.suppress(OSError):
