@@ -6,11 +6,11 @@ For each size N a synthetic glossary is generated (benchmarks/generate.py) with 
 mkdocs.yml and stylesheet, and each command runs in a fresh child process, timed by wall
 clock (best of --repeat); peak memory is that child's own ru_maxrss (os.wait4).
 
-The bare-MkDocs twin holds the very Markdown our plugin hands MkDocs for every page (home,
-sections, terms, A-Z, Rosetta, map), captured from one build with on_page_markdown
-wrapped, in plain files with plain relative Markdown links, under the same front matter
-(page.meta), with the same nav and mkdocs.yml, and only the `search` plugin. `ours / bare` is therefore the cost of the glossary machinery
-(load, link, render, drawings, llms.txt and the Markdown copies), not of page content.
+The bare-MkDocs twin is what an author would have without the tool: the same term files
+and section pages, cross-references written as plain Markdown links, the same theme,
+nav, extensions and stylesheet, no glossary plugin (see child_twin). `ours / bare` is
+therefore everything the glossary adds: loading, checking and linking, drawings, snippet
+tabs, backlinks, the generated pages, llms.txt, the Markdown copies and the EPUB.
 
 The serve rebuild repeats what `glossary serve` does when a term file changes: MkDocs'
 LiveReloadServer calls its builder, which loads the config again (our plugin reloads and
@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import yaml
@@ -39,6 +40,12 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def prepare(root: Path, n: int) -> Path:
+    """A generated glossary of ``n`` terms; 0: a copy of the real one (a corpus not generated)."""
+    if n == 0:
+        for folder in ("glossary", "diagrams", "snippets"):
+            shutil.copytree(REPO / folder, root / folder)
+        shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
+        return root
     generate(root, n)
     shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
     shutil.copytree(REPO / "glossary" / "assets", root / "glossary" / "assets")
@@ -63,8 +70,13 @@ def run_child(argv: list[str], env: dict[str, str] | None = None) -> tuple[float
     return seconds, usage.ru_maxrss / 1024, proc.returncode, usage.ru_utime + usage.ru_stime
 
 
-def best(argv: list[str], repeat: int, env: dict[str, str] | None = None, label: str = "") -> dict[str, float]:
-    runs = [run_child(argv, env) for _ in range(repeat)]
+def best(argv: list[str], repeat: int, env: dict[str, str] | None = None, label: str = "", before: Callable[[], object] | None = None) -> dict[str, float]:
+    """Best of ``repeat`` runs; ``before`` runs ahead of each (to empty the cache for a cold run)."""
+    runs = []
+    for _ in range(repeat):
+        if before is not None:
+            before()
+        runs.append(run_child(argv, env))
     out = {"seconds": min(r[0] for r in runs), "all_seconds": [round(r[0], 2) for r in runs], "peak_mib": max(r[1] for r in runs), "exit": runs[-1][2], "cpu_seconds": min(r[3] for r in runs)}
     if label:
         print(f"  {label}: {out['seconds']:.2f} s wall, {out['cpu_seconds']:.2f} s CPU, {out['peak_mib']:.0f} MiB", file=sys.stderr, flush=True)
@@ -74,31 +86,59 @@ def best(argv: list[str], repeat: int, env: dict[str, str] | None = None, label:
 # --- children ------------------------------------------------------------------------------
 
 
+def plain_links(root: Path, glossary, term) -> str:
+    """A term file (or section page) as its author wrote it, each cross-reference replaced by
+    the plain Markdown link (or, unresolved, the text) an author without the tool would write."""
+    from glossary_tool.emit.links import RelativeLinker
+    from glossary_tool.emit.markdown import display_text
+
+    lines = (root / term.path).read_text(encoding="utf-8").split("\n")
+    src = term.path.split("/", 1)[1]
+    linker = RelativeLinker(src)
+    resolved = {(link.xref.line, link.xref.col): link for link in glossary.links.get(term.slug, ())}
+    for xref in sorted(term.xrefs, key=lambda x: (x.line, x.col), reverse=True):
+        link = resolved.get((xref.line, xref.col))
+        if link is None:
+            new = xref.shown
+        else:
+            target = glossary.terms[link.target]
+            new = f"[{display_text(xref, target)}]({linker.to_term(target, xref.anchor)})"
+        first, last = lines[xref.line - 1], lines[xref.end_line - 1]
+        lines[xref.line - 1 : xref.end_line] = [first[: xref.col - 1] + new + last[xref.end_col - 1 :]]
+    return "\n".join(lines)
+
+
 def child_twin(root: Path, twin: Path) -> None:
-    """Build once with the plugin, saving each page's final Markdown and the nav into ``twin``."""
-    from mkdocs.commands.build import build
-    from mkdocs.config import load_config
+    """Write ``twin``: the authors' own Markdown as a plain MkDocs-Material project.
 
-    from glossary_tool.adapters import mkdocs_plugin
+    Every term file and section page under ``root/glossary`` keeps its front matter and body,
+    its cross-references written as plain Markdown links (:func:`plain_links`); the nav is
+    the one our plugin makes from toc.yml (long sections grouped alike); mkdocs.yml is ours
+    without the glossary plugin (same theme, features, extensions, search settings and
+    stylesheet). Nothing generated is there: no drawings, snippet tabs, backlinks, A-Z,
+    Rosetta, map, llms.txt or books. So `ours / bare` is what the glossary costs an author
+    over plain MkDocs.
+    """
+    import html
 
+    from glossary_tool.adapters.mkdocs_plugin import _nav_groups
+    from glossary_tool.emit.links import term_src
+    from glossary_tool.pipeline import load_project
+
+    glossary = load_project(root, check_records=False, cache=False).glossary
     docs = twin / "docs"
-    original = mkdocs_plugin.GlossaryPlugin.on_page_markdown
-
-    def capture(self, markdown, page, config, files):
-        out = original(self, markdown, page, config, files)
-        target = docs / page.file.src_uri
+    pages = [*glossary.terms.values(), *(s.page for s in glossary.sections if s.page is not None)]
+    if glossary.home is not None and glossary.home.page is not None:
+        pages.append(glossary.home.page)
+    for term in pages:
+        target = docs / term.path.split("/", 1)[1]
         target.parent.mkdir(parents=True, exist_ok=True)
-        # the same front matter too: Material's nav and header read every page's meta
-        front = f"---\n{yaml.safe_dump(dict(page.meta), allow_unicode=True)}---\n" if page.meta else ""
-        target.write_text(front + out, encoding="utf-8")
-        return out
-
-    mkdocs_plugin.GlossaryPlugin.on_page_markdown = capture
-    with tempfile.TemporaryDirectory() as site:
-        config = load_config(str(root / "mkdocs.yml"), site_dir=site)
-        build(config)
-        nav = config.nav
+        target.write_text(plain_links(root, glossary, term), encoding="utf-8")
     shutil.copytree(root / "glossary" / "assets", docs / "assets")
+    nav: list = [{"Home": "index.md"}]
+    for section in glossary.sections:
+        entries = [{html.escape(glossary.terms[s].display_title, quote=False): term_src(glossary.terms[s])} for s in section.terms if s in glossary.terms]
+        nav.append({html.escape(section.title, quote=False): [f"{section.slug}/index.md", *_nav_groups(entries)]})
     settings = yaml.safe_load((root / "mkdocs.yml").read_text(encoding="utf-8"))
     settings["plugins"] = [p for p in settings["plugins"] if p != "glossary" and not (isinstance(p, dict) and "glossary" in p)]
     settings.update(docs_dir="docs", nav=nav)
@@ -166,22 +206,27 @@ def machine() -> dict[str, str]:
     return {"nproc": sh("nproc"), "free_h": sh("free -h | sed -n 2p"), "cpu": sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2").strip(), "python": platform.python_version(), "date": time.strftime("%Y-%m-%d %H:%M %Z")}
 
 
-def measure(n: int, repeat: int, tmp: Path) -> dict:
+def measure(n: int, repeat: int, tmp: Path, serve: bool = True) -> dict:
     root = prepare(tmp / f"n{n}" / "repo", n)
     env = {**os.environ, "PYTHONPATH": str(REPO), "SOURCE_DATE_EPOCH": "1700000000"}
     py = sys.executable
-    result: dict = {"n": n}
-    result["check"] = best([py, "-m", "glossary_tool", "--root", str(root), "check"], repeat, env, f"N={n} check")
-    result["build"] = best([py, "-m", "glossary_tool", "--root", str(root), "build", "--out", str(tmp / f"n{n}" / "site")], repeat, env, f"N={n} build")
+    result: dict = {"n": n or len(list((root / "glossary").glob("*/*.md"))) - len(list((root / "glossary").glob("*/index.md"))), "corpus": "real" if n == 0 else "generated"}
+    n = result["n"]
+    cold = lambda: shutil.rmtree(root / ".cache", ignore_errors=True)  # noqa: E731
+    check = [py, "-m", "glossary_tool", "--root", str(root), "check"]
+    result["check"] = best(check, repeat, env, f"N={n} check, cold cache", before=cold)
+    result["check_warm"] = best(check, repeat, env, f"N={n} check, warm cache")
+    result["build"] = best([py, "-m", "glossary_tool", "--root", str(root), "build", "--out", str(tmp / f"n{n}" / "site")], repeat, env, f"N={n} build, cold cache", before=cold)
     twin = tmp / f"n{n}" / "twin"
     subprocess.run([py, "-m", "benchmarks.bench_build", "--child-twin", str(root), str(twin)], check=True, env=env, cwd=REPO, capture_output=True)
     result["bare"] = best([py, "-m", "mkdocs", "build", "-q", "-f", str(twin / "mkdocs.yml"), "-d", str(tmp / f"n{n}" / "bare-site")], repeat, env, f"N={n} bare MkDocs")
     result["ratio"] = result["build"]["seconds"] / result["bare"]["seconds"]
+    result["cpu_ratio"] = result["build"]["cpu_seconds"] / result["bare"]["cpu_seconds"]
     result["per_term_ms"] = 1000 * result["build"]["seconds"] / n
     pages = sum(1 for _ in (tmp / f"n{n}" / "site").rglob("index.html"))
     bare_pages = sum(1 for _ in (tmp / f"n{n}" / "bare-site").rglob("index.html"))
     result["pages"] = {"ours": pages, "bare": bare_pages}
-    if n <= 1000:
+    if n <= 1000 and serve and result["corpus"] == "generated":  # the edits are to generated terms
         out = subprocess.run([py, "-m", "benchmarks.bench_build", "--child-serve", str(root), "--repeat", str(repeat)], check=True, env=env, cwd=REPO, capture_output=True, text=True)
         serve = json.loads(out.stdout.strip().splitlines()[-1])
         result["serve"] = {
@@ -194,10 +239,11 @@ def measure(n: int, repeat: int, tmp: Path) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", type=int, nargs="+", default=[500, 5000])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[80, 1000, 5000], help="numbers of generated terms; 0 is the real glossary")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--repeat-large", type=int, default=1, help="repeats for sizes above 1,000 (a 5,000-term build takes minutes)")
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--no-serve", action="store_true", help="skip the serve rebuild timings")
     parser.add_argument("--child-twin", nargs=2, type=Path, metavar=("ROOT", "TWIN"), help=argparse.SUPPRESS)
     parser.add_argument("--child-serve", type=Path, metavar="ROOT", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -208,11 +254,12 @@ def main() -> None:
     results = {"machine": machine(), "command": " ".join([Path(sys.executable).name, "-m", "benchmarks.bench_build", *sys.argv[1:]]), "sizes": []}
     with tempfile.TemporaryDirectory(prefix="bench-build-") as tmp:
         for n in args.sizes:
-            r = measure(n, args.repeat if n <= 1000 else args.repeat_large, Path(tmp))
+            r = measure(n, args.repeat if n <= 1000 else args.repeat_large, Path(tmp), serve=not args.no_serve)
             results["sizes"].append(r)
             line = (
-                f"N={n}: check {r['check']['seconds']:.2f} s ({r['check']['peak_mib']:.0f} MiB) | build {r['build']['seconds']:.2f} s ({r['build']['peak_mib']:.0f} MiB, "
-                f"{r['per_term_ms']:.1f} ms/term) | bare MkDocs {r['bare']['seconds']:.2f} s ({r['bare']['peak_mib']:.0f} MiB) | ours/bare {r['ratio']:.2f}x"
+                f"N={r['n']} ({r['corpus']}): check cold {r['check']['seconds']:.2f} s / {r['check']['cpu_seconds']:.2f} s CPU, warm {r['check_warm']['seconds']:.2f} s / {r['check_warm']['cpu_seconds']:.2f} s CPU "
+                f"| build {r['build']['seconds']:.2f} s, {r['build']['cpu_seconds']:.2f} s CPU ({r['build']['peak_mib']:.0f} MiB, {r['per_term_ms']:.1f} ms/term) "
+                f"| bare MkDocs {r['bare']['seconds']:.2f} s, {r['bare']['cpu_seconds']:.2f} s CPU ({r['bare']['peak_mib']:.0f} MiB) | ours/bare {r['ratio']:.2f}x wall, {r['cpu_ratio']:.2f}x CPU"
             )
             if "serve" in r:
                 sv = r["serve"]

@@ -1,8 +1,10 @@
 """Generate a synthetic glossary of N terms for the scale benchmarks.
 
-Each term has about 250 words and 15 cross-references (to nearby terms, so the graph has
-the local structure of the real one); every tenth term has a CUDA snippet with a committed
-record (the PTX and SASS of the real ``warp-size`` snippet stand in for its own), and every
+Each term is written like a real one: about 250 words of prose wrapped at 88 columns (a
+cross-reference may wrap), a list, a small table with cross-references (one in the
+Obsidian ``\\|`` form), a ``##`` heading and a C++ code block; 15 cross-references in all,
+to nearby terms, so the graph has the local structure of the real one. Every tenth term
+has a CUDA snippet with a committed record (the PTX and SASS of the real ``warp-size`` snippet stand in for its own), and every
 fiftieth term shows a diagram of eight linked boxes. Deterministic for a given N and seed.
 """
 
@@ -20,6 +22,7 @@ WORDS = ("the kernel moves data through shared memory while each warp waits on i
          "ready instruction from a resident block so latency hides behind independent work on the same multiprocessor").split()
 SNIPPET = '```cuda verify name="demo"\n#include <cstdio>\nint main() { std::printf("%d\\n", 32); }\n```\n\n```output\n32\n```'
 SNIPPET_EVERY = 10
+CODE = "```cpp\n__global__ void scale(float* x, float a, int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) x[i] *= a;  // [[likely]] is C++, not a cross-reference\n}\n```"
 DIAGRAM_EVERY = 50
 
 
@@ -34,6 +37,42 @@ def _diagram(index: int, slugs: list[str]) -> str:
     )
 
 
+def _wrap(words: list[str], width: int = 88) -> str:
+    """Words joined into lines of at most ``width`` characters, as authors wrap prose
+    (a cross-reference may be split across a line break, as in real terms)."""
+    lines, line = [], ""
+    for word in words:
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    return "\n".join([*lines, line])
+
+
+def _paragraph(rng: random.Random, targets: list[str]) -> str:
+    """About 50 words with three cross-references, one of them by alias (two words, so it
+    can wrap) and one with shown text."""
+    units = [[rng.choice(WORDS)] for _ in range(50)]
+    forms = [f"[[{targets[0]}]]", f"[[alias {targets[1][5:]}]]s", f"[[{targets[2]}|the {rng.choice(WORDS)} term]]"]
+    for form in forms:
+        units.insert(rng.randrange(len(units)), form.split(" "))  # word by word: a line may break inside it
+    return _wrap([word for unit in units for word in unit]) + "."
+
+
+def _list(rng: random.Random, targets: list[str]) -> str:
+    items = [f"- {_wrap([rng.choice(WORDS) for _ in range(12)], 70)}".replace("\n", "\n  ") for _ in range(2)]
+    items += [f"- see [[{target}]] for {rng.choice(WORDS)} {rng.choice(WORDS)}" for target in targets]
+    return "\n".join(items)
+
+
+def _table(first: str, second: str) -> str:
+    return (
+        "| Quantity | Term | Value |\n|---|---|---:|\n"
+        f"| latency | [[{first}]] | 20 cycles |\n| width | [[{second}\\|that one]] | 32 lanes |\n| bandwidth | n/a | 3.35 TB/s |"
+    )
+
+
 def generate(root: Path, n: int, seed: int = 1) -> Path:
     rng = random.Random(seed)
     glossary = root / "glossary"
@@ -44,13 +83,10 @@ def generate(root: Path, n: int, seed: int = 1) -> Path:
         section = SECTIONS[i % len(SECTIONS)]
         order[section].append(slug)
         targets = rng.sample([s for s in slugs if s != slug] if n < 200 else [slugs[(i + k * 7 + 1) % n] for k in range(15)], k=min(15, n - 1))
-        paragraphs = []
-        for p in range(5):
-            words = [rng.choice(WORDS) for _ in range(50)]
-            for k in range(3):
-                target = targets[(p * 3 + k) % len(targets)]
-                words.insert(rng.randrange(len(words)), f"[[{target}]]")
-            paragraphs.append(" ".join(words) + ".")
+        paragraphs = [_paragraph(rng, [targets[(p * 3 + k) % len(targets)] for k in range(3)]) for p in range(4)]
+        paragraphs.insert(1, _list(rng, targets[12:14]))
+        paragraphs.insert(3, _table(targets[14 % len(targets)], targets[0]))
+        paragraphs.append(CODE)
         if i % SNIPPET_EVERY == 0:
             paragraphs.append(SNIPPET)
         diagrams = ""
@@ -61,7 +97,7 @@ def generate(root: Path, n: int, seed: int = 1) -> Path:
         text = (
             f"---\ntitle: Term {i:05d}\nsummary: Synthetic term number {i} for scale benchmarks.\n"
             f"aliases: [alias {i:05d}]\n{diagrams}sources:\n  - title: Synthetic source\n    url: https://example.org/{slug}\n---\n"
-            + "\n\n## Part\n\n".join(paragraphs) + "\n"
+            + "\n\n".join(paragraphs[:3]) + "\n\n## Part\n\n" + "\n\n".join(paragraphs[3:]) + "\n"
         )
         path = glossary / section / f"{slug}.md"
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -50,7 +51,8 @@ def replace_directory(target: Path) -> Iterator[Path]:
     """
     target = target.resolve()
     target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.build-", dir=target.parent))
+    sweep_stale(target)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.build-{os.getpid()}-", dir=target.parent))
     try:
         yield staging
     except BaseException:
@@ -58,10 +60,39 @@ def replace_directory(target: Path) -> Iterator[Path]:
         raise
     old = None
     if target.exists():
-        old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+        old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-{os.getpid()}-", dir=target.parent))
         os.rmdir(old)
         os.replace(target, old)
     os.replace(staging, target)
     os.chmod(target, 0o755)
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: alive
+        return True
+    return True
+
+
+def sweep_stale(target: Path) -> list[Path]:
+    """Remove the staging (and moved-aside) directories of ``target`` left by builds that
+    died without cleaning up (killed with SIGKILL, a power cut), and return them.
+
+    Each directory's name carries the pid of the build that made it; one whose process is
+    still running belongs to a concurrent build and is left alone (a reused pid errs on the
+    side of keeping the directory). Directories named without a pid are not touched.
+    """
+    removed = []
+    pattern = re.compile(rf"^\.{re.escape(target.name)}\.(?:build|old)-(\d+)-")
+    with contextlib.suppress(OSError):
+        for entry in target.parent.iterdir():
+            match = pattern.match(entry.name)
+            if match and entry.is_dir() and not entry.is_symlink() and int(match.group(1)) != os.getpid() and not _alive(int(match.group(1))):
+                shutil.rmtree(entry, ignore_errors=True)
+                removed.append(entry)
+    return removed

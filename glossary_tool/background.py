@@ -10,12 +10,18 @@ A forked child shares the loaded glossary with its parent, so nothing is pickled
 in; only the result (bytes or a string) comes back through a pipe. Where forking is
 unavailable or unsafe (another platform, one core, other threads running) a job runs in
 process when its result is first asked for, with the same output.
+
+A child never outlives its parent: if the build is killed (even with SIGKILL, which runs no
+cleanup), the kernel kills the child too (PR_SET_PDEATHSIG on Linux), and the child holds
+only its own end of the pipe, so it could not block on a reader that is gone.
 """
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
+import signal
 import threading
 import traceback
 from collections.abc import Callable
@@ -48,7 +54,27 @@ def can_fork() -> bool:
     return _cpus() > 1 and threading.active_count() == 1
 
 
-def _child(job: Callable[[], Any], conn: Connection) -> None:
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(parent_pid: int) -> None:
+    """Have the kernel kill this child when the process that forked it dies (Linux), even
+    by SIGKILL, which runs no cleanup in the parent; elsewhere the closed pipe below ends it
+    at its next write. A parent that died before this call is caught by the pid check."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # no prctl here: rely on the pipe
+        pass
+    if os.getppid() != parent_pid:
+        os._exit(1)
+
+
+def _child(job: Callable[[], Any], conn: Connection, theirs: Connection, parent_pid: int) -> None:
+    # The fork copied the parent's reading end too: holding it, this child's own write into
+    # a full pipe would block forever once the parent is gone, instead of failing.
+    theirs.close()
+    _die_with_parent(parent_pid)
     try:
         result: tuple[str, Any, str] = ("ok", job(), "")
     except BaseException as exc:  # report everything to the parent, which raises it
@@ -69,7 +95,7 @@ class Job:
         if can_fork() if fork is None else fork:
             context = multiprocessing.get_context("fork")
             parent, child = context.Pipe(duplex=False)
-            self._process = context.Process(target=_child, args=(job, child), daemon=True)
+            self._process = context.Process(target=_child, args=(job, child, parent, os.getpid()), daemon=True)
             self._process.start()
             child.close()
             self._conn = parent

@@ -17,24 +17,16 @@ break or fix:
 
 A changed record under ``snippets/<section>/<term>/`` counts as a change to its term.
 
-Speed. A full check parses every body with markdown-it-py, which is most of its time
-(about 5 s for 5,000 terms). Here every file's front matter is read (names decide how
-every cross-reference resolves), but a body is parsed only where it can change what is
-reported: the reported terms themselves, the targets of their ``#anchor`` links (whose
-headings decide ``xref-anchor``), and enough of the terms that may link to them to
-settle each one's ``orphan`` warning (one linker is enough; a term still orphaned gets
-all its candidates parsed and is linked again). Which terms *may* link to a term is
-decided from the raw text: every cross-reference the parser finds starts at a literal
-``[[`` and its target is the raw text up to the next ``[``, ``]``, ``|``, ``#`` or
-newline (in a table cell, ``\\|`` loses its backslash), so a file none of whose raw
-targets is a name of the term cannot link to it. Diagnostics of the reported files are
-therefore exactly those of a full ``glossary check``, and every file whose diagnostics
-the change can alter is reported; tests/test_changed.py checks both on randomly broken
-glossaries. Without git history to compare with, the whole glossary is checked.
-
-This mirrors :func:`glossary_tool.pipeline.load_project` (load, link, record checks,
-diagrams): a stage added there must be added to :func:`check_paths` too, with the rule
-for which files its diagnostics can reach.
+One pipeline. The check itself is the full one, :func:`glossary_tool.pipeline.load_project`
+(every stage, the rendering check included), and this module only decides which files'
+diagnostics to show; the rules above are computed on the fully loaded glossary (exact
+parsed cross-references, not a guess from the raw text), plus the base version of each
+changed term file (its names, diagrams and cross-references, parsed here). What keeps it
+fast is the content cache of load/cache.py: on a warm cache only the changed files are
+parsed. So the diagnostics of the reported files are exactly those of a full check by
+construction, and tests/test_changed.py checks on randomly broken glossaries that every
+file whose diagnostics the change can alter is reported. Without git history to compare
+with, every file is reported.
 """
 
 from __future__ import annotations
@@ -44,27 +36,26 @@ import subprocess
 import sys
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
 import yaml
 
-from glossary_tool.diagnostics import Diagnostic, error
-from glossary_tool.draw import check_diagrams, load_diagrams
+from glossary_tool.diagnostics import Diagnostic
 from glossary_tool.draw.load import SUFFIXES as DIAGRAM_SUFFIXES
-from glossary_tool.link import link
-from glossary_tool.load import LoadResult, frontmatter
-from glossary_tool.load.files import load_term, read_text, sections_in_order, term_from, walk_tree
-from glossary_tool.load.toc import TOC_NAME, ReadingOrder, read_toc
-from glossary_tool.model import Section, Term
-from glossary_tool.pipeline import Loaded, Project, load_project
+from glossary_tool.load import frontmatter
+from glossary_tool.load.body import parse_body
+from glossary_tool.load.toc import TOC_NAME
+from glossary_tool.model import Term
+from glossary_tool.pipeline import Loaded, load_project
 from glossary_tool.text import normalize_name
-from glossary_tool.verify.freshness import snippet_diagnostics
-from glossary_tool.verify.reference import load_reference_gpus
 
 GIT_TIMEOUT = 60
-#: Every position where ``[[`` starts (overlapping: ``[[[x]]`` holds one at 0 and one at 1).
-_RAW_TARGET = re.compile(r"\[(?=\[([^\[\]\n|#]*))")
+#: Every position where ``[[`` starts (overlapping: ``[[[x]]`` holds one at 0 and one at 1),
+#: with the raw target after it (see raw_targets).
+_RAW_TARGET = re.compile(r"\[(?=\[((?:[^\[\]|#\\]|\\(?!\|))*))")
+#: What a quote or list puts before a wrapped line's text.
+_LINE_PREFIX = re.compile(r"\n[ \t>]*")
 
 
 @dataclass(frozen=True)
@@ -144,22 +135,29 @@ def _old_texts(root: Path, base: str, paths: list[str]) -> dict[str, str]:
     return out
 
 
-# --------------------------------------------------------------------------- light loading
+# --------------------------------------------------------------------------- the base
 
 
 def raw_targets(body: str) -> frozenset[str]:
-    """Normalized names that the body's cross-references may target (a superset)."""
+    """Normalized names that the body's cross-references may target: a superset, read from
+    the raw text without parsing it.
+
+    Every cross-reference the parser finds starts at a literal ``[[``; its target is the raw
+    text up to the next ``[``, ``]``, ``|``, ``\\|`` or ``#``. It may wrap: a quote's ``>``
+    markers at the start of a continuation line are not part of it (both readings are kept).
+    """
     out = set()
     for match in _RAW_TARGET.finditer(body):
         target = match.group(1)
         out.add(normalize_name(target))
-        if target.endswith("\\"):  # "[[a\|b]]" in a table cell is the cross-reference [[a|b]]
-            out.add(normalize_name(target[:-1]))
+        if "\n" in target:
+            out.add(normalize_name(_LINE_PREFIX.sub("\n", target)))
     return frozenset(out)
 
 
 def front_matter(shown: str, text: str) -> frontmatter.FrontMatter:
-    """The data and field lines :func:`frontmatter.parse` gives, without its diagnostics.
+    """The data and field lines :func:`frontmatter.parse` gives, without its diagnostics
+    (the base version of a file may be broken: only what it named matters here).
 
     Same loop, same first-wins rule for repeated keys, same skipping of unknown keys and
     of values that fail to construct; a value is constructed from its node directly rather
@@ -182,214 +180,117 @@ def front_matter(shown: str, text: str) -> frontmatter.FrontMatter:
             continue
         try:
             data[key] = yaml.constructor.SafeConstructor().construct_document(value_node)
-        except yaml.YAMLError:
+        except (yaml.YAMLError, RecursionError):
             continue
         lines[key] = key_node.start_mark.line + 2
-    return frontmatter.FrontMatter(data, lines, offset, body, (), yaml_text=yaml_text)
+    return frontmatter.FrontMatter(data, lines, offset, body)
 
 
-@dataclass
-class _Entry:
-    section: str
-    path: Path
-    shown: str
-    #: The term as the loader would make it but with no body fields (None: it would not load).
-    term: Term | None = None
-    targets: frozenset[str] = frozenset()
-    #: The front matter is unusual: only the real loader may say what the file holds.
-    needs_full: bool = False
-    #: Loaded by the real loader (body parsed, diagnostics collected).
-    parsed: bool = False
-
-    @property
-    def names(self) -> set[str]:
-        return {normalize_name(n) for n in self.term.names} if self.term is not None else set()
-
-
-def _light(root: Path, entry: _Entry) -> None:
-    """Front matter only; anything unexpected falls back to the full loader."""
-    scratch: list[Diagnostic] = []
-    text = read_text(root, entry.path, scratch)
-    if text is None:
-        return
-    try:
-        fm = front_matter(entry.shown, text)
-        clean, _ = frontmatter.validate_term(entry.shown, fm)
-    except Exception:  # noqa: BLE001 - let the real loader decide (and report) what this is
-        entry.needs_full = True
-        entry.targets = raw_targets(text)
-        return
-    entry.targets = raw_targets(fm.body)
-    entry.term = term_from(entry.path.stem, entry.section, entry.shown, clean, fm)
-
-
-def _walk(root: Path, out: list[Diagnostic]) -> tuple[list[_Entry], dict[str, Section], Section | None]:
-    """The files :func:`glossary_tool.load.files.load_tree` visits, in its order."""
-    if not root.is_dir():
-        out.append(error(root.as_posix(), 0, 0, "glossary-missing", "glossary folder not found"))
-        return [], {}, None
-    tree = walk_tree(root, out)
-    return [_Entry(section, path, shown) for section, path, shown in tree.term_files], dict(tree.pages), tree.home
-
-
-def _old_names(path: str, text: str) -> tuple[set[str], frozenset[str], set[str]]:
-    """A term file's names, raw link targets and diagrams at the base (best effort: it may be broken)."""
+def _base_state(path: str, text: str) -> tuple[set[str], set[str], set[str]]:
+    """A term file's names, link targets and diagrams at the base (best effort: it may be broken)."""
     names = {normalize_name(PurePosixPath(path).stem)}
-    diagrams: set[str] = set()
-    yaml_text, _, body, _ = frontmatter.split(path, text)
-    try:
-        data = yaml.load(yaml_text or "", Loader=frontmatter.loader_for(yaml_text or ""))
-    except (yaml.YAMLError, RecursionError):
-        data = None
-    if isinstance(data, dict):
-        aliases = data.get("aliases")
-        for value in [data.get("title"), data.get("abbreviation"), *(aliases if isinstance(aliases, list) else [])]:
-            if isinstance(value, str) and value.strip():
-                names.add(normalize_name(value))
-        if isinstance(data.get("diagrams"), list):
-            diagrams = {d for d in data["diagrams"] if isinstance(d, str)}
-    return names, raw_targets(body), diagrams
+    fm = front_matter(path, text)
+    aliases = fm.data.get("aliases")
+    for value in [fm.data.get("title"), fm.data.get("abbreviation"), *(aliases if isinstance(aliases, list) else [])]:
+        if isinstance(value, str) and value.strip():
+            names.add(normalize_name(value))
+    shown = fm.data.get("diagrams")
+    diagrams = {d for d in shown if isinstance(d, str)} if isinstance(shown, list) else set()
+    # only a body with a possible cross-reference is worth parsing
+    targets = {normalize_name(x.target) for x in parse_body(path, fm.body, fm.body_offset).xrefs} if raw_targets(fm.body) else set()
+    return names, targets, diagrams
 
 
 # --------------------------------------------------------------------------- the check
 
 
+def _targets(term: Term) -> set[str]:
+    """Names a term links to: its body's xrefs and those in its ``equivalents`` values."""
+    return {normalize_name(x.target) for x in (*term.xrefs, *(x for _, x in term.equivalent_xrefs))}
+
+
 def check_paths(root: Path, changed: Iterable[str], old: Mapping[str, str] | None = None, *, check_records: bool = True) -> ChangedCheck:
-    """Check what ``changed`` (repository-relative paths) affects; ``old``: texts at the base."""
-    project = Project(Path(root))
+    """The full check, reporting what ``changed`` (repository-relative paths) affects;
+    ``old``: texts at the base of the changed files under glossary/."""
+    loaded = load_project(Path(root), check_records=check_records)
+    project, glossary, load = loaded.project, loaded.glossary, loaded.load
+    assert load is not None  # load_project always says what it loaded
     gdir = project.glossary_dir
     changed = frozenset(changed)
     old = old or {}
-    out: list[Diagnostic] = []
-    entries, pages, home = _walk(gdir, out)
-    for entry in entries:
-        _light(gdir, entry)
-    by_path = {e.shown: e for e in entries}
-    order = read_toc(gdir, out)
+    terms = {t.path: t for t in load.terms}  # every term file that loaded, duplicates included
+    term_files = set(terms) | {f"{gdir.name}/{section}/{slug}.md" for section, slug in load.unloaded}
 
-    def load_fully(paths: Iterable[str]) -> None:
-        for path in paths:
-            entry = by_path[path]
-            if not entry.parsed:
-                entry.term = load_term(gdir, entry.path, entry.section, out)
-                entry.parsed = True
+    def names_of(path: str) -> set[str]:
+        term = terms.get(path)
+        return {normalize_name(n) for n in term.names} if term is not None else set()
 
-    # Changed terms: their files, or their records under snippets/.
-    changed_terms = {p for p in changed if p in by_path}
-    for path in changed:
-        parts = PurePosixPath(path).parts
-        if len(parts) >= 4 and parts[0] == project.records_dir.name:
-            term_path = f"{gdir.name}/{parts[1]}/{parts[2]}.md"
-            if term_path in by_path:
-                changed_terms.add(term_path)
-    load_fully(changed_terms | {e.shown for e in entries if e.needs_full})
-
-    # Name -> terms that have it; name -> terms whose raw text may link to it.
     name_index: dict[str, set[str]] = defaultdict(set)
-    target_index: dict[str, set[str]] = defaultdict(set)
-    for entry in entries:
-        for name in entry.names:
-            name_index[name].add(entry.shown)
-        for name in entry.targets:
-            target_index[name].add(entry.shown)
+    link_index: dict[str, set[str]] = defaultdict(set)
+    for path, term in terms.items():
+        for name in names_of(path):
+            name_index[name].add(path)
+        for name in _targets(term):
+            link_index[name].add(path)
 
     def holders(names: Iterable[str]) -> set[str]:
         return {p for name in names for p in name_index.get(name, ())}
 
-    def may_link(names: Iterable[str]) -> set[str]:
-        return {p for name in names for p in target_index.get(name, ())}
+    # Changed terms: their files, or their records under snippets/.
+    changed_terms = {p for p in changed if p in term_files}
+    for path in changed:
+        parts = PurePosixPath(path).parts
+        if len(parts) >= 4 and parts[0] == project.records_dir.name:
+            term_path = f"{gdir.name}/{parts[1]}/{parts[2]}.md"
+            if term_path in term_files:
+                changed_terms.add(term_path)
 
-    # What the changed term files were called and linked to, at the base and now.
-    current = {name for p in changed_terms for name in by_path[p].names}
-    before: set[str] = set()
+    # What the changed term files were called, showed and linked to, at the base and now.
+    named = {name for p in changed_terms for name in names_of(p)}
     old_diagrams: set[str] = set()
     moved_targets: set[str] = set()  # targets linked at the base xor now: their backlinks change
-    for path in sorted({p for p in changed if p in by_path or p in old}):
-        names, targets, diagrams = _old_names(path, old[path]) if path in old else (set(), frozenset(), set())
-        before |= names
+    touched = sorted(p for p in changed if p in term_files or p in old)
+    for path in touched:
+        names, targets, diagrams = _base_state(path, old[path]) if path in old else (set(), set(), set())
+        named |= names
         old_diagrams |= diagrams
-        entry = by_path.get(path)
-        now = raw_targets(entry.term.body) if entry is not None and entry.term is not None else frozenset()
-        moved_targets |= targets ^ now  # a deleted or now unloadable term drops all its links
-    named = current | before
+        moved_targets |= targets ^ (_targets(terms[path]) if path in terms else set())  # gone or broken: all links dropped
     # A term sharing a slug with a changed one may enter or leave the graph (duplicate-slug):
     # then its names resolve or stop resolving and its targets gain or lose a backlink, as
     # if it had changed too.
-    slugs = {PurePosixPath(p).stem for p in changed if p in by_path or p in old}
+    slugs = {PurePosixPath(p).stem for p in touched}
     as_changed = set(changed_terms)
     while True:
         clashing = holders(named)
-        twins = {p for p in clashing - as_changed if by_path[p].path.stem in slugs}
+        twins = {p for p in clashing - as_changed if PurePosixPath(p).stem in slugs}
         if not twins:
             break
         as_changed |= twins
         for path in twins:
-            named |= by_path[path].names
-            moved_targets |= by_path[path].targets
+            named |= names_of(path)
+            moved_targets |= _targets(terms[path])
 
-    # Terms and pages whose cross-references name a changed term (now or at the base).
-    load_fully(may_link(named))
-    referrers = {e.shown for e in entries if e.term is not None and any(normalize_name(x.target) in named for x in (*e.term.xrefs, *(x for _, x in e.term.equivalent_xrefs)))}
-    page_list = [p.page for p in [*pages.values(), home] if p is not None and p.page is not None]
-    page_referrers = {p.path for p in page_list if any(normalize_name(x.target) in named for x in p.xrefs)}
+    referrers = {p for name in named for p in link_index.get(name, ())}
+    pages = [s.page for s in glossary.sections if s.page is not None] + ([glossary.home.page] if glossary.home is not None and glossary.home.page is not None else [])
+    page_referrers = {page.path for page in pages if _targets(page) & named}
 
     reported_terms = as_changed | referrers | clashing | holders(moved_targets)
     if f"{gdir.name}/{TOC_NAME}" in changed:
-        listed = {slug for listed_slugs in order.terms.values() for slug in listed_slugs}
-        reported_terms |= {e.shown for e in entries if e.term is not None and e.term.slug not in listed}
+        listed = {slug for listed_slugs in load.order.terms.values() for slug in listed_slugs}
+        reported_terms |= {p for p, t in terms.items() if t.slug not in listed}
     # Terms showing a diagram whose file changed (it may now be missing or broken).
     changed_diagrams = {PurePosixPath(p).stem for p in changed if PurePosixPath(p).parent.as_posix() == project.diagrams_dir.name and PurePosixPath(p).suffix in DIAGRAM_SUFFIXES}
-    reported_terms |= {e.shown for e in entries if e.term is not None and set(e.term.diagrams) & changed_diagrams}
-    load_fully(reported_terms)
-    if check_records:
-        # figure-drift also reads the records of the terms a reported term links to.
-        linked = holders({normalize_name(x.target) for p in reported_terms if by_path[p].term for x in by_path[p].term.xrefs})
-        load_fully(p for p in linked if (project.records_dir / by_path[p].section / by_path[p].path.stem).is_dir())
-
-    # What else decides the reported terms' diagnostics: the headings their #anchors point
-    # at, and whether anything links to them (the orphan warning).
-    anchored = {normalize_name(x.target) for p in reported_terms if by_path[p].term for x in by_path[p].term.xrefs if x.anchor is not None}
-    anchored |= {normalize_name(x.target) for page in page_list for x in page.xrefs if x.anchor is not None}
-    load_fully(holders(anchored))
-    linkers = {p: may_link(by_path[p].names) - {p} for p in reported_terms}
-    # One parsed candidate per term usually settles it; only terms still orphaned after
-    # linking get all their candidates parsed, and are linked again.
-    load_fully({min(c) for c in linkers.values() if c and not any(by_path[x].parsed for x in c)})
-    glossary, graph, problems = _link(gdir, entries, pages, home, order, out)
-    orphaned = {d.path for d in problems if d.code == "orphan" and d.path in reported_terms}
-    unparsed = {x for p in orphaned for x in linkers[p] if not by_path[x].parsed}
-    if unparsed:
-        load_fully(unparsed)
-        glossary, graph, problems = _link(gdir, entries, pages, home, order, out)
-    diagnostics = list(out) + problems
-    if check_records:
-        diagnostics += snippet_diagnostics([t for t in glossary.ordered_terms() if t.path in reported_terms], project.records_dir, load_reference_gpus(project.mkdocs_yml).gpus)
-    drawn = load_diagrams(project.diagrams_dir, project.root)
-    diagnostics += drawn.diagnostics
-    diagnostics += check_diagrams(drawn.diagrams, glossary, drawn.broken)
-    if check_records:
-        from glossary_tool.verify.figure_check import figure_diagnostics
-
-        diagnostics += figure_diagnostics(glossary, [t for t in glossary.ordered_terms() if t.path in reported_terms], project.records_dir)
+    reported_terms |= {p for p, t in terms.items() if set(t.diagrams) & changed_diagrams}
     # Diagrams naming a changed term (it may be gone), or shown by one now or at the base
     # (they may now be unused).
-    shown_by = old_diagrams | {name for p in as_changed if by_path[p].term for name in by_path[p].term.diagrams}
-    diagram_paths = {d.path for d in drawn.diagrams.values() if d.name in shown_by or any(slug in slugs for slug, _ in d.terms())}
+    shown_by = old_diagrams | {name for p in as_changed if p in terms for name in terms[p].diagrams}
+    diagram_paths = {d.path for d in loaded.diagrams.values() if d.name in shown_by or any(slug in slugs for slug, _ in d.terms())}
 
-    loaded_terms = {e.shown for e in entries if e.term is not None}
-    reported = reported_terms | page_referrers | diagram_paths | {p for p in changed if p not in loaded_terms}
-    if any(p in by_path or p in old for p in changed):  # a term file came, went or broke: the reading order may now be wrong
+    reported = reported_terms | page_referrers | diagram_paths | {p for p in changed if p not in terms}
+    if touched:  # a term file came, went or broke: the reading order may now be wrong
         reported.add(f"{gdir.name}/{TOC_NAME}")
-    reported = frozenset(reported)
-    kept = [d for d in diagnostics if d.path in reported]
-    loaded = Loaded(project, glossary, graph, tuple(kept), drawn.diagrams)
-    return ChangedCheck(loaded, kept, reported, frozenset(reported_terms))
-
-
-def _link(gdir: Path, entries: list[_Entry], pages: dict[str, Section], home: Section | None, order: ReadingOrder, out: list[Diagnostic]):
-    """Assemble the load result as :func:`load_tree` does, and link it."""
-    terms = tuple(e.term for e in entries if e.term is not None)
-    return link(LoadResult(gdir, terms, sections_in_order(gdir, order, pages), home, order, tuple(out)))
+    kept = [d for d in loaded.diagnostics if d.path in reported]
+    return ChangedCheck(replace(loaded, diagnostics=tuple(kept)), kept, frozenset(reported), frozenset(reported_terms))
 
 
 def check_changed(root: Path, rev: str, *, check_records: bool = True) -> ChangedCheck:

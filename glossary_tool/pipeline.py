@@ -18,7 +18,8 @@ from glossary_tool.emit.instructions import EMPTY as EMPTY_INSTRUCTIONS
 from glossary_tool.emit.instructions import InstructionTable, load_instructions
 from glossary_tool.emit.leftovers import check_rendered
 from glossary_tool.link import link
-from glossary_tool.load import load_tree
+from glossary_tool.load import LoadResult, load_tree
+from glossary_tool.load.cache import project_cache
 from glossary_tool.model import Glossary
 from glossary_tool.verify.freshness import snippet_diagnostics
 from glossary_tool.verify.reference import load_reference_gpus
@@ -72,15 +73,23 @@ class Loaded:
     diagrams: Mapping[str, Diagram] = field(default_factory=dict)
     #: glossary/instructions.yml: PTX/SASS opcodes -> terms (glossary_tool/emit/instructions.py).
     instructions: InstructionTable = EMPTY_INSTRUCTIONS
+    #: What the loader read: every term file that loaded (those a duplicate slug keeps out of
+    #: the glossary too), the ones that did not, the reading order (``check --changed``).
+    load: LoadResult | None = None
 
 
-def load_project(root: Path, *, check_records: bool = True) -> Loaded:
+def load_project(root: Path, *, check_records: bool = True, cache: bool = True) -> Loaded:
+    """Load, link and check the project at ``root``. ``cache``: reuse (and refresh) the term
+    parses and rendering checks of earlier runs in ``.cache/`` (load/cache.py); off, every
+    file is parsed again and nothing is written."""
     project = Project(Path(root))
-    loaded = load_tree(project.glossary_dir)
+    store = project_cache(project.root, cache)
+    loaded = load_tree(project.glossary_dir, store)
     glossary, graph, problems = link(loaded)
     diagnostics = list(loaded.diagnostics) + problems
     reported = {(d.path, d.line) for d in diagnostics if d.code in ("xref-unparsed", "xref-in-html")}
-    diagnostics += check_rendered(glossary, reported)
+    diagnostics += check_rendered(glossary, reported, store)
+    store.save()
     if check_records:
         reference = load_reference_gpus(project.mkdocs_yml)
         diagnostics += [*reference.diagnostics, *snippet_diagnostics(glossary.ordered_terms(), project.records_dir, reference.gpus)]
@@ -94,4 +103,4 @@ def load_project(root: Path, *, check_records: bool = True) -> Loaded:
         diagnostics += figure_diagnostics(glossary, glossary.ordered_terms(), project.records_dir)
     instructions, problems = load_instructions(project.glossary_dir, glossary)
     diagnostics += problems
-    return Loaded(project, glossary, graph, tuple(diagnostics), drawn.diagrams, instructions)
+    return Loaded(project, glossary, graph, tuple(diagnostics), drawn.diagrams, instructions=instructions, load=loaded)

@@ -21,7 +21,7 @@ from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
-from mkdocs.plugins import BasePlugin, event_priority
+from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
@@ -46,6 +46,7 @@ from glossary_tool.emit.page_html import markdown_page, section_page, term_page
 from glossary_tool.emit.previews import PREVIEWS_SRC, mark_previewable, previews_json, resolver
 from glossary_tool.emit.render import Rendered, RenderOptions
 from glossary_tool.emit.search_names import SEARCH_NAMES_SRC, names_json
+from glossary_tool.emit.search_text import Cut, cut_excluded
 from glossary_tool.emit.snippets import SiteSnippets
 from glossary_tool.emit.widgets import widget_html
 from glossary_tool.model import Glossary, Term
@@ -99,6 +100,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         self.downloads: list[tuple[str, str]] = []
         self._pending: dict[str, Rendered | None] = {}
         self._rendered: dict[str, Rendered] = {}
+        self._search_cuts: dict[str, Cut] = {}
         self._built_pages: list[Page] = []
         self.link_graph: nx.DiGraph | None = None
 
@@ -242,7 +244,10 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             LlmsFiles({**llms_files, **sitemap_stubs(glossary)}).write(site_dir)
             return
         llms = LlmsFiles({**self._llms(config.site_url or "/", config.site_name).files, **sitemap_stubs(glossary)})
-        _report(llms_leftovers(glossary, llms.files))
+        # The preview checks every page's Markdown copy; llms-full.txt (all terms again, in one
+        # document) is left to `glossary build`: parsing it on each rebuild cost 3-4 s of CPU
+        # at 1,000 terms, most of a one-sentence edit (BENCHMARKS.md).
+        _report(llms_leftovers(glossary, {name: text for name, text in llms.files.items() if name != "llms-full.txt"}))
         llms.write(site_dir)
         self.active.replace_written(site_dir, set(llms.files) | published)
         self.active.finish(site_dir, [(p.file.src_uri, p.url) for p in self._built_pages])
@@ -299,6 +304,25 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         """Every page's head names its Markdown copy and llms.txt (emit/markdown_copy.py)."""
         assert self.loaded is not None
         return with_head_links(output, page.url, markdown_copy(self.loaded.glossary, page.file.src_uri))
+
+    @event_priority(50)  # before Material's search plugin indexes the page
+    def _cut_for_search(self, context: dict, *, page: Page, config: MkDocsConfig, nav: Navigation) -> dict:
+        """Search reads the page without its search-excluded drawings and compiler output
+        (emit/search_text.py): same index, a fraction of the parsing."""
+        cut = cut_excluded(page.content or "")
+        if cut.pieces:
+            self._search_cuts[page.file.src_uri] = cut
+            page.content = cut.html
+        return context
+
+    @event_priority(-50)  # after it
+    def _restore_after_search(self, context: dict, *, page: Page, config: MkDocsConfig, nav: Navigation) -> dict:
+        cut = self._search_cuts.pop(page.file.src_uri, None)
+        if cut is not None:
+            page.content = cut.restore(page.content or "")
+        return context
+
+    on_page_context = CombinedEvent(_cut_for_search, _restore_after_search)
 
     def _page_meta(self, page: Page) -> None:
         """What each page's front matter gains or loses before MkDocs renders it."""

@@ -34,14 +34,18 @@ def _lexer(lang: str) -> Lexer:
 _FORMATTER = HtmlFormatter(nowrap=True)
 
 
-def highlight(code: str, lang: str = "") -> str:
+@lru_cache(maxsize=8192)  # a pure function: serve re-renders every page on each rebuild to fingerprint it
+def highlight(code: str, lang: str = "", *, searchable: bool = True) -> str:
     """A code block as pymdownx.highlight writes it: Material adds the copy button to it.
 
     ``lang`` is the fence's language; unknown languages are shown as plain text.
+    ``searchable`` False keeps it out of Material's search index (``data-search-exclude``):
+    compiler output (PTX, SASS) would flood search with mnemonics and register names.
     """
     body = _pygments_highlight(code, _lexer(lang.strip().lower()), _FORMATTER) if code else ""
     lang_class = f"language-{html.escape(lang)} " if lang else ""
-    return f'<div class="{lang_class}highlight"><pre><span></span><code>{body}</code></pre></div>'
+    exclude = "" if searchable else " data-search-exclude"
+    return f'<div class="{lang_class}highlight"{exclude}><pre><span></span><code>{body}</code></pre></div>'
 
 
 def tabbed_set(group: str, tabs: Sequence[tuple[str, str]], *, selected: int = 0, classes: str = "") -> str:

@@ -16,7 +16,9 @@ from lxml import etree
 from lxml import html as lhtml
 
 from glossary_tool.diagnostics import Diagnostic, error
+from glossary_tool.load import cache
 from glossary_tool.load.body import parse_tokens
+from glossary_tool.load.cache import Cache
 from glossary_tool.load.xref_rule import LITERAL_CLASS
 from glossary_tool.model import Glossary, Term
 
@@ -115,22 +117,39 @@ def leftover_diagnostics(term: Term, leftovers: list[Leftover], where: str) -> l
     return out
 
 
-def check_rendered(glossary: Glossary, known: set[tuple[str, int]] | None = None) -> list[Diagnostic]:
+def check_rendered(glossary: Glossary, known: set[tuple[str, int]] | None = None, store: Cache | None = None) -> list[Diagnostic]:
     """Render every term body and section intro as the site does (code not highlighted: it
     is skipped anyway) and report any ``[[`` left in its prose. Part of `glossary check`.
 
     ``known``: (path, line) already reported by the parser's own checks (one problem, one error).
+    ``store``: leftovers of earlier runs, keyed by what the prose of a page depends on: its
+    body and the texts its resolved links show (hrefs and tooltips are attributes, not prose).
+    Unresolved references show their own text; resolved ones are ``<a>`` elements, whose text
+    is a node of its own, so a title without brackets cannot complete a ``[[``.
     """
     from glossary_tool.emit.links import RelativeLinker, term_src
+    from glossary_tool.emit.markdown import display_text
     from glossary_tool.emit.render import RenderOptions, render_body
 
     out: list[Diagnostic] = []
     pages = [section.page for section in glossary.sections if section.page is not None]
     if glossary.home is not None and glossary.home.page is not None:
         pages.append(glossary.home.page)
+    # A link shows the body's text or its target's title or abbreviation; while no title or
+    # abbreviation holds a bracket, a page's prose (and so its leftovers) is its body's alone.
+    bracketed = any("[" in t.title or "[" in (t.abbreviation or "") for t in glossary.terms.values())
     for term in [*glossary.ordered_terms(), *pages]:
-        options = RenderOptions(glossary, RelativeLinker(term_src(term)), None, permalinks=False, highlight_code=False)
-        found = leftover_diagnostics(term, html_leftovers(render_body(term, options).html), "the page")
+        name = ""
+        if store is not None:
+            shown = [display_text(link.xref, glossary.terms[link.target]) for link in glossary.links.get(term.slug, ())] if bracketed else []
+            name = cache.key("leftovers", term.body, *shown)
+        leftovers = store.get(name) if store is not None else None
+        if leftovers is None:
+            options = RenderOptions(glossary, RelativeLinker(term_src(term)), None, permalinks=False, highlight_code=False)
+            leftovers = html_leftovers(render_body(term, options).html)
+            if store is not None:
+                store.put(name, leftovers)
+        found = leftover_diagnostics(term, leftovers, "the page")
         out += [d for d in found if (d.path, d.line) not in (known or set())]
     return out
 

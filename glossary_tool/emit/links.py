@@ -39,7 +39,16 @@ class RelativeLinker:
     from_src: str
 
     def to_page(self, src: str) -> str:
-        return posixpath.relpath(src, posixpath.dirname(self.from_src) or ".")
+        here = posixpath.dirname(self.from_src)
+        parts, base = src.split("/"), here.split("/") if here else []
+        if any(p in ("", ".", "..") for p in (*parts, *base)):
+            return posixpath.relpath(src, here or ".")
+        # relpath without its two abspath calls (each asks the OS for the working directory):
+        # a tenth of rendering a page full of links
+        common = 0
+        while common < len(base) and common < len(parts) - 1 and base[common] == parts[common]:
+            common += 1
+        return "/".join([".."] * (len(base) - common) + parts[common:])
 
     def to_term(self, target: Term, anchor: str | None = None) -> str:
         url = self.to_page(term_src(target))

@@ -137,9 +137,9 @@ class SiteSnippets:
         elif outputs:  # no GPU has run it: the expected output, under that name
             tabs.append((outputs[0][0], output_block(outputs[0][1])))
         if v.ptx:
-            tabs.append(("PTX", highlight(v.ptx, "ptx")))  # opcodes linked after rendering: emit/instructions.py
+            tabs.append(("PTX", highlight(v.ptx, "ptx", searchable=False)))  # opcodes linked after rendering: emit/instructions.py
         if v.sass:
-            tabs.append(("SASS", highlight(v.sass, "sass")))
+            tabs.append(("SASS", highlight(v.sass, "sass", searchable=False)))
         return f'<div class="snippet">{badge}{tabbed_set(group, tabs)}</div>'
 
     def __call__(self, term: Term, snippet: Snippet) -> str:

@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from glossary_tool.diagnostics import Diagnostic, error
-from glossary_tool.load import frontmatter
+from glossary_tool.load import cache, frontmatter
 from glossary_tool.load.body import ParsedBody, parse_body
+from glossary_tool.load.cache import Cache
 from glossary_tool.load.equivalents import equivalent_xrefs
 from glossary_tool.load.toc import TOC_NAME, ReadingOrder, read_toc
 from glossary_tool.model import SECTION_TITLES, SECTIONS, Section, Source, Term
@@ -45,8 +46,11 @@ def rel(root: Path, path: Path) -> str:
         return path.as_posix()
 
 
-def read_text(root: Path, path: Path, out: list[Diagnostic]) -> str | None:
-    """The file's text, or None with a diagnostic saying why it cannot be used."""
+def read_bytes(root: Path, path: Path, out: list[Diagnostic]) -> bytes | None:
+    """The file's bytes, or None with a diagnostic: a link out of the glossary, too large, unreadable.
+
+    These depend on the file system, not the content, so they are never cached.
+    """
     shown = rel(root, path)
     try:
         if path.is_symlink():
@@ -58,10 +62,14 @@ def read_text(root: Path, path: Path, out: list[Diagnostic]) -> str | None:
         if size > MAX_BYTES:
             out.append(error(shown, 1, 1, "file-too-large", f"file is {size:,} bytes; a term file may hold at most {MAX_BYTES:,}"))
             return None
-        data = path.read_bytes()
+        return path.read_bytes()
     except OSError as exc:
         out.append(error(shown, 1, 1, "file-unreadable", f"cannot read file: {exc.strerror or exc}"))
         return None
+
+
+def decode(shown: str, data: bytes, out: list[Diagnostic]) -> str | None:
+    """The text of a file's bytes, or None with a diagnostic: empty, binary, not UTF-8."""
     if not data.strip():
         out.append(error(shown, 1, 1, "file-empty", "file is empty; a term needs front matter and a body"))
         return None
@@ -81,20 +89,67 @@ def read_text(root: Path, path: Path, out: list[Diagnostic]) -> str | None:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
+def read_text(root: Path, path: Path, out: list[Diagnostic]) -> str | None:
+    """The file's text, or None with a diagnostic saying why it cannot be used."""
+    data = read_bytes(root, path, out)
+    return None if data is None else decode(rel(root, path), data, out)
+
+
 def load_term(root: Path, path: Path, section: str, out: list[Diagnostic]) -> Term | None:
-    shown = rel(root, path)
-    text = read_text(root, path, out)
-    if text is None:
+    data = read_bytes(root, path, out)
+    if data is None:
         return None
-    fm = frontmatter.parse(shown, text)
+    term, diagnostics = parse_term(TermFile(section, path.stem, rel(root, path), data))
+    out.extend(diagnostics)
+    return term
+
+
+@dataclass(frozen=True)
+class TermFile:
+    """A term file's bytes and where it sits: everything its parse depends on (the cache key)."""
+
+    section: str
+    slug: str
+    shown: str
+    data: bytes
+
+    def cache_key(self) -> str:
+        return cache.key("term", self.section, self.slug, self.shown, self.data)
+
+
+def parse_term(file: TermFile) -> tuple[Term | None, tuple[Diagnostic, ...]]:
+    """A term file's Term (None if it cannot be loaded) and its diagnostics: a pure function
+    of ``file``, so it can run in a worker process and its result can be cached."""
+    out: list[Diagnostic] = []
+    text = decode(file.shown, file.data, out)
+    if text is None:
+        return None, tuple(out)
+    fm = frontmatter.parse(file.shown, text)
     out.extend(fm.diagnostics)
     if not fm.data and fm.diagnostics:
-        return None
-    clean, problems = frontmatter.validate_term(shown, fm)
+        return None, tuple(out)
+    clean, problems = frontmatter.validate_term(file.shown, fm)
     out.extend(problems)
-    body = parse_body(shown, fm.body, fm.body_offset)
+    body = parse_body(file.shown, fm.body, fm.body_offset)
     out.extend(body.diagnostics)
-    return term_from(path.stem, section, shown, clean, fm, body)
+    return term_from(file.slug, file.section, file.shown, clean, fm, body), tuple(out)
+
+
+def parse_terms(files: list[TermFile], store: Cache | None = None) -> list[tuple[Term | None, tuple[Diagnostic, ...]]]:
+    """:func:`parse_term` of each file, in order: cached results where ``store`` has them.
+
+    The misses are parsed here, one after the other. Parsing them in forked worker processes
+    was measured (1,000 terms, 2 cores): it cost 55% more CPU, since the parent must parse
+    every body again to render it for the ``[[`` check, and saved no time; see BENCHMARKS.md.
+    """
+    keys = [f.cache_key() for f in files] if store is not None else [""] * len(files)
+    results: list[tuple[Term | None, tuple[Diagnostic, ...]] | None] = [store.get(k) if store is not None else None for k in keys]
+    missing = [i for i, r in enumerate(results) if r is None]
+    for i in missing:
+        results[i] = result = parse_term(files[i])
+        if store is not None:
+            store.put(keys[i], result)
+    return results  # type: ignore[return-value]  # every None was filled
 
 
 def term_from(slug: str, section: str, shown: str, clean: dict, fm: frontmatter.FrontMatter, body: ParsedBody | None = None) -> Term | None:
@@ -206,8 +261,9 @@ def walk_tree(root: Path, out: list[Diagnostic]) -> Tree:
     return Tree(tuple(files), pages, home)
 
 
-def load_tree(root: Path) -> LoadResult:
-    """Load every term and section page under ``root`` (the ``glossary/`` folder)."""
+def load_tree(root: Path, store: Cache | None = None) -> LoadResult:
+    """Load every term and section page under ``root`` (the ``glossary/`` folder); ``store``
+    holds term parses of earlier runs (see load/cache.py)."""
     root = Path(root)
     out: list[Diagnostic] = []
     if not root.is_dir():
@@ -216,8 +272,18 @@ def load_tree(root: Path) -> LoadResult:
     tree = walk_tree(root, out)
     terms: list[Term] = []
     unloaded: set[tuple[str, str]] = set()
-    for section, path, _ in tree.term_files:
-        term = load_term(root, path, section, out)
+    files: list[TermFile | None] = []
+    read_problems: list[list[Diagnostic]] = []
+    for section, path, shown in tree.term_files:
+        problems: list[Diagnostic] = []
+        data = read_bytes(root, path, problems)
+        files.append(None if data is None else TermFile(section, path.stem, shown, data))
+        read_problems.append(problems)
+    parsed = iter(parse_terms([f for f in files if f is not None], store))
+    for (section, path, _), file, problems in zip(tree.term_files, files, read_problems, strict=True):
+        out.extend(problems)
+        term, diagnostics = next(parsed) if file is not None else (None, ())
+        out.extend(diagnostics)
         if term is None:
             unloaded.add((section, path.stem))
         else:

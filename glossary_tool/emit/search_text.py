@@ -1,0 +1,67 @@
+"""What a page's search indexer needs to read: its HTML without the parts excluded from search.
+
+Material's search plugin feeds every page's HTML through an ``html.parser`` subclass and
+skips elements marked ``data-search-exclude``, but it still has to parse them: inline SVG
+drawings and highlighted PTX/SASS are most of a term page's markup, and that parsing was a
+quarter of a build (BENCHMARKS.md). Cutting those elements out before the indexer runs,
+and putting them back after, leaves the index exactly as it was (their text was skipped
+anyway) and the page exactly as it was.
+
+Only ``<div>`` elements are cut (what the tool generates with the attribute, and what the
+sanitiser lets authors write); each is replaced by an HTML comment, which the indexer ignores.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_EXCLUDED_DIV = re.compile(r"<div\b[^>]*\sdata-search-exclude(?:[\s=>/])[^>]*>", re.I)
+_DIV_TAG = re.compile(r"<(/?)div\b[^>]*>", re.I)
+_MARK = "<!--glossary-search-cut-{}-->"
+_MARK_RE = re.compile(r"<!--glossary-search-cut-(\d+)-->")
+
+
+@dataclass(frozen=True)
+class Cut:
+    """A page's HTML with its search-excluded parts replaced by markers, and those parts."""
+
+    html: str
+    pieces: tuple[str, ...]
+
+    def restore(self, html: str) -> str:
+        """``html`` (this cut's text, possibly edited around the markers) with the parts back."""
+        if not self.pieces:
+            return html
+        return _MARK_RE.sub(lambda m: self.pieces[int(m.group(1))], html)
+
+
+def cut_excluded(html: str) -> Cut:
+    """Cut every ``<div data-search-exclude>`` element (with its nested divs) out of ``html``.
+
+    An element whose end cannot be found (unbalanced markup) is left in place: the indexer
+    then reads it as it always did.
+    """
+    if "data-search-exclude" not in html or _MARK_RE.search(html):
+        return Cut(html, ())
+    out: list[str] = []
+    pieces: list[str] = []
+    pos = 0
+    while True:
+        start = _EXCLUDED_DIV.search(html, pos)
+        if start is None:
+            break
+        depth, end = 0, None
+        for tag in _DIV_TAG.finditer(html, start.start()):
+            depth += -1 if tag.group(1) else 1
+            if depth == 0:
+                end = tag.end()
+                break
+        if end is None:
+            break
+        out.append(html[pos : start.start()])
+        out.append(_MARK.format(len(pieces)))
+        pieces.append(html[start.start() : end])
+        pos = end
+    out.append(html[pos:])
+    return Cut("".join(out), tuple(pieces))

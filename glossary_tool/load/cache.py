@@ -1,0 +1,162 @@
+"""A content-addressed cache of per-file results across runs: ``.cache/`` at the repository root.
+
+Parsing term bodies with markdown-it-py is most of what `glossary check` costs; a repeated
+check, build or ``check --changed`` should pay it only for the files that changed. Each
+result is stored under the SHA-256 of everything it depends on: the tool's own source and
+the versions of the libraries that decide the parse (:func:`tool_version`), what kind of
+result it is, and the inputs (a term file's shown path and bytes; a body and the link texts
+it renders with). A key therefore never needs invalidating: a changed input is another key.
+
+What is stored are the frozen dataclasses the stages return (a :class:`Term` with its
+xrefs, headings, snippets and word count, and its diagnostics), never markdown-it tokens:
+renderers re-parse a body lazily through ``parse_tokens`` (cached per process).
+
+The cache is an optimisation only. One pickle per tool version holds the entries the last
+run used (so it never grows past the glossary), written atomically; a cache that is missing,
+unreadable, corrupt or unwritable is simply empty, never an error. The folder holds a
+``.gitignore`` of ``*`` so git (and ``check --changed``) never sees it.
+
+Unpickling runs code, and a pull request could commit a crafted ``.cache/`` for CI to load.
+So the pickle is signed with HMAC-SHA256 under a key kept outside the repository (in the
+user's cache folder, created on first use, mode 0600), and a file that does not verify is
+not unpickled: a cache only trusts what this user's own runs wrote.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import importlib.metadata
+import os
+import pickle
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from glossary_tool.atomic import write_bytes
+
+CACHE_DIR = ".cache"
+#: Libraries whose behaviour is part of a cached result.
+_LIBRARIES = ("markdown-it-py", "mdit-py-plugins", "PyYAML", "nh3", "lxml")
+_PACKAGE = Path(__file__).resolve().parent.parent
+
+
+@lru_cache(maxsize=1)
+def tool_version() -> str:
+    """A digest of the package's Python source and the parsing libraries' versions: any
+    edit to the tool (or an upgrade) starts a new cache rather than trusting an old result."""
+    digest = hashlib.sha256()
+    for path in sorted(_PACKAGE.rglob("*.py")):
+        digest.update(path.relative_to(_PACKAGE).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    for name in _LIBRARIES:
+        try:
+            version = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            version = "-"
+        digest.update(f"{name}={version}\0".encode())
+    return digest.hexdigest()
+
+
+@lru_cache(maxsize=1)
+def _signing_key() -> bytes:
+    """This user's key for signing caches (a fresh one, that nothing will verify, when the
+    user's cache folder cannot be written: the cache is then only in-process)."""
+    home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "glossary-tool"
+    path = home / "cache-key"
+    with contextlib.suppress(OSError):
+        data = path.read_bytes()
+        if len(data) >= 32:
+            return data
+    data = os.urandom(32)
+    with contextlib.suppress(OSError):
+        home.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+    with contextlib.suppress(OSError):  # another process may have won the race: use its key
+        stored = path.read_bytes()
+        if len(stored) >= 32:
+            return stored
+    return data
+
+
+def _sign(payload: bytes) -> bytes:
+    return hmac.new(_signing_key(), payload, hashlib.sha256).digest()
+
+
+def key(kind: str, *parts: str | bytes) -> str:
+    """The cache key of a ``kind`` of result computed from ``parts`` (and the tool version)."""
+    digest = hashlib.sha256(f"{tool_version()}\0{kind}\0".encode())
+    for part in parts:
+        data = part.encode("utf-8", "surrogatepass") if isinstance(part, str) else part
+        digest.update(len(data).to_bytes(8, "little") + data)
+    return digest.hexdigest()
+
+
+class Cache:
+    """Results by key, loaded from ``directory`` once and saved with :meth:`save`.
+
+    ``directory`` None is a cache that remembers nothing across runs (``--no-cache``).
+    """
+
+    def __init__(self, directory: Path | None) -> None:
+        self.directory = directory
+        self._stored: dict[str, Any] = {}
+        self._used: dict[str, Any] = {}
+        self.hits = 0
+        self.misses = 0
+        if directory is not None:
+            with contextlib.suppress(Exception):  # missing, truncated, from another Python: start empty
+                data = self._file.read_bytes()
+                signature, payload = data[:32], data[32:]
+                if hmac.compare_digest(signature, _sign(payload)):  # only what this user's runs wrote
+                    stored = pickle.loads(payload)
+                    if isinstance(stored, dict):
+                        self._stored = stored
+
+    @property
+    def _file(self) -> Path:
+        assert self.directory is not None
+        return self.directory / f"load-{tool_version()[:16]}.pickle"
+
+    def get(self, name: str) -> Any | None:
+        """The stored result for key ``name``, or None."""
+        if name in self._used:
+            self.hits += 1
+            return self._used[name]
+        value = self._stored.get(name)
+        if value is None:
+            self.misses += 1
+            return None
+        self.hits += 1
+        self._used[name] = value
+        return value
+
+    def put(self, name: str, value: Any) -> None:
+        self._used[name] = value
+
+    def save(self) -> None:
+        """Write the entries this run used (when they differ from what was read); a failure
+        to write only costs the next run its head start."""
+        if self.directory is None or self._used.keys() == self._stored.keys():
+            return
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            ignore = self.directory / ".gitignore"
+            if not ignore.exists():
+                write_bytes(ignore, b"# written by glossary_tool: the whole folder is a disposable cache\n*\n", durable=False)
+            payload = pickle.dumps(self._used, protocol=pickle.HIGHEST_PROTOCOL)
+            write_bytes(self._file, _sign(payload) + payload, durable=False)
+            for old in self.directory.glob("load-*.pickle"):
+                if old != self._file:
+                    with contextlib.suppress(OSError):
+                        os.unlink(old)
+        except (OSError, pickle.PicklingError):
+            return
+        self._stored = dict(self._used)
+
+
+def project_cache(root: Path, enabled: bool = True) -> Cache:
+    """The cache of the project at ``root`` (its ``.cache/`` folder), or an empty one."""
+    return Cache(Path(root) / CACHE_DIR if enabled else None)

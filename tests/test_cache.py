@@ -1,0 +1,176 @@
+"""load/cache.py: a warm run reuses exactly the unchanged files' parses, and gives what a cold run gives.
+
+Also the two smaller levers of the build-cost work: relative links computed without
+``posixpath.relpath`` and compiler output kept out of Material's search index.
+"""
+
+from __future__ import annotations
+
+import itertools
+import posixpath
+import shutil
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+from glossary_tool.emit.html_parts import highlight
+from glossary_tool.emit.links import RelativeLinker
+from glossary_tool.emit.snippets import SiteSnippets
+from glossary_tool.load import load_tree
+from glossary_tool.load.cache import CACHE_DIR, Cache, key, project_cache
+from glossary_tool.pipeline import load_project
+from tests.conftest import REPO
+
+
+@pytest.fixture
+def copy(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    for folder in ("glossary", "diagrams", "snippets"):
+        shutil.copytree(REPO / folder, root / folder)
+    shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
+    return root
+
+
+def _load(root: Path) -> tuple[Cache, object]:
+    store = project_cache(root)
+    result = load_tree(root / "glossary", store)
+    store.save()
+    return store, result
+
+
+def test_warm_load_reuses_every_parse_and_equals_a_cold_one(copy):
+    cold_store, cold = _load(copy)
+    files = len(cold.terms) + len(cold.unloaded)
+    assert (cold_store.hits, cold_store.misses) == (0, files)
+    warm_store, warm = _load(copy)
+    assert (warm_store.hits, warm_store.misses) == (files, 0)
+    assert warm.terms == cold.terms and warm.diagnostics == cold.diagnostics
+    uncached = load_tree(copy / "glossary")
+    assert uncached.terms == warm.terms and uncached.diagnostics == warm.diagnostics
+
+
+def test_an_edit_reparses_that_file_only(copy):
+    _load(copy)
+    path = sorted((copy / "glossary").glob("device-hardware/*.md"))[1]
+    path.write_text(path.read_text(encoding="utf-8") + "\nAlso [[no-such-term]] and [[warp]].\n", encoding="utf-8")
+    store, result = _load(copy)
+    assert store.misses == 1
+    edited = next(t for t in result.terms if t.path.endswith(path.name))
+    assert [x.target for x in edited.xrefs][-2:] == ["no-such-term", "warp"]
+
+
+def test_full_check_is_the_same_warm_and_cold(copy):
+    cold = load_project(copy, cache=False)
+    assert not (copy / CACHE_DIR).exists(), "cache=False writes nothing"
+    first = load_project(copy)
+    warm = load_project(copy)
+    assert sorted(cold.diagnostics) == sorted(first.diagnostics) == sorted(warm.diagnostics)
+    assert dict(cold.glossary.terms) == dict(warm.glossary.terms)
+    assert (copy / CACHE_DIR / ".gitignore").read_text().splitlines()[-1] == "*", "git (and check --changed) never sees the cache"
+
+
+def test_a_broken_or_unwritable_cache_is_only_slower(copy):
+    _load(copy)
+    (pickle_file,) = (copy / CACHE_DIR).glob("load-*.pickle")
+    pickle_file.write_bytes(b"\x80\x05 not a pickle")
+    store, result = _load(copy)
+    assert store.hits == 0 and result.terms
+    shutil.rmtree(copy / CACHE_DIR)
+    (copy / CACHE_DIR).write_text("a file where the folder should be")
+    store, again = _load(copy)
+    assert again.terms == result.terms
+
+
+def test_keys_separate_kinds_and_parts():
+    assert key("term", "a", "bc") != key("term", "ab", "c"), "parts are length-prefixed"
+    assert key("term", "x") != key("leftovers", "x")
+    assert key("term", b"x") == key("term", "x")
+
+
+# --------------------------------------------------------------------------- links and search
+
+PATHS = ["index.md", "a.md", "device-hardware/index.md", "device-hardware/warp.md", "performance/roofline.md", "x/y/z.md", "x/y/index.md", "./a.md", "x/../a.md"]
+
+
+@pytest.mark.parametrize(("here", "there"), list(itertools.product(PATHS, PATHS)))
+def test_relative_links_match_relpath(here, there):
+    assert RelativeLinker(here).to_page(there) == posixpath.relpath(there, posixpath.dirname(here) or ".")
+
+
+def test_compiler_output_is_kept_out_of_search():
+    shown = BeautifulSoup(highlight("mov.u32 %r1, %tid.x;", "text", searchable=False), "html.parser").div
+    assert shown.has_attr("data-search-exclude")
+    assert not BeautifulSoup(highlight("int x;", "cuda"), "html.parser").div.has_attr("data-search-exclude")
+
+
+def test_snippet_tabs_index_source_and_output_but_not_ptx_or_sass():
+    loaded = load_project(REPO, check_records=False)
+    site = SiteSnippets(REPO / "snippets")
+    checked = 0
+    for term in loaded.glossary.ordered_terms():
+        for snippet in term.snippets:
+            soup = BeautifulSoup(site.html(term, snippet), "html.parser")
+            labels = [label.get_text() for label in soup.select(".snippet > .tabbed-set > .tabbed-labels > label")]
+            blocks = soup.select(".snippet > .tabbed-set > .tabbed-content > .tabbed-block")
+            if "PTX" not in labels:
+                continue
+            for label, block in zip(labels, blocks, strict=True):
+                excluded = bool(block.select("[data-search-exclude]"))
+                assert excluded is (label in ("PTX", "SASS")), (term.slug, snippet.name, label)
+            checked += 1
+    assert checked, "the real glossary has snippets with PTX"
+
+
+def _indexed(markup: str) -> list[tuple[str, str, str]]:
+    """What Material's search plugin takes from a page: (id, title, text) of each section."""
+    from material.plugins.search.plugin import Parser
+
+    parser = Parser()
+    parser.feed(markup)
+    parser.close()
+    return [(s.id, "".join(s.title), "".join(s.text)) for s in parser.data if not s.is_excluded()]
+
+
+def test_cutting_excluded_parts_leaves_the_search_index_and_the_page_unchanged():
+    from glossary_tool.draw.html import figure_html
+    from glossary_tool.emit.search_text import cut_excluded
+
+    loaded = load_project(REPO, check_records=False)
+    site = SiteSnippets(REPO / "snippets")
+    term, snippet = next((t, s) for t in loaded.glossary.ordered_terms() for s in t.snippets if "PTX" in site.html(t, s))
+    svg = '<svg viewBox="0 0 10 10"><g><text>SM label</text></g><a href="x"><text>warp</text></a></svg>'
+    page = (
+        '<h2 id="intro">Intro</h2><p>Prose about <a href="x">warps</a>.</p>'
+        f"{site.html(term, snippet)}<div><div>nested, searchable</div></div>{figure_html(svg, 'A caption.')}"
+        '<h2 id="more">More</h2><p>Tail text.</p><div data-search-exclude><div>inner</div>unclosed'
+    )
+    cut = cut_excluded(page)
+    assert len(cut.pieces) == 3, "the PTX and SASS blocks and the drawing (not the unbalanced tail)"
+    assert "SM label" not in cut.html and "data-search-exclude" in cut.html
+    assert _indexed(cut.html) == _indexed(page)
+    assert cut.restore(cut.html) == page
+    assert cut_excluded("<p>no drawings</p>").pieces == ()
+
+
+def test_a_cache_this_user_did_not_write_is_never_unpickled(copy, monkeypatch):
+    import pickle
+
+    from glossary_tool.load import cache as cache_module
+
+    _load(copy)
+    (pickle_file,) = (copy / CACHE_DIR).glob("load-*.pickle")
+
+    class Boom:
+        def __reduce__(self):
+            return (pytest.fail, ("a foreign pickle was loaded",))
+
+    payload = pickle.dumps({"x": Boom()})
+    pickle_file.write_bytes(b"\0" * 32 + payload)  # as a crafted file in a pull request would be: not signed with our key
+    store, result = _load(copy)
+    assert store.hits == 0 and result.terms
+    # signed with someone else's key: ignored too
+    _load(copy)
+    monkeypatch.setattr(cache_module, "_signing_key", lambda: b"k" * 32)
+    store, _ = _load(copy)
+    assert store.hits == 0
