@@ -26,7 +26,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     scope = ""
     if args.changed is not None:
-        from glossary_tool.changed import check_changed
+        from glossary_tool.commands.changed import check_changed
 
         result = check_changed(_root(args), args.changed, check_records=not args.no_records)
         loaded, diagnostics = result.loaded, result.diagnostics
@@ -101,7 +101,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from glossary_tool.build import build_site
+    from glossary_tool.commands.build import build_site
 
     return build_site(_root(args), Path(args.out) if args.out else None, strict=args.strict, book=args.book)
 
@@ -131,20 +131,20 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from glossary_tool.build import serve_site
+    from glossary_tool.commands.build import serve_site
 
     return serve_site(_root(args), args.dev_addr)
 
 
 def cmd_new(args: argparse.Namespace) -> int:
-    from glossary_tool.new import new_term
+    from glossary_tool.commands.new import new_term
 
     return new_term(_root(args), args.title, args.section, args.abbr, args.slug, args.alias)
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
+    from glossary_tool.commands.stats import format_stats
     from glossary_tool.pipeline import load_project
-    from glossary_tool.stats import format_stats
 
     loaded = load_project(_root(args), check_records=False)
     print(format_stats(loaded.glossary, loaded.graph, top=args.top))
@@ -152,7 +152,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_links(args: argparse.Namespace) -> int:
-    from glossary_tool.links import run_links
+    from glossary_tool.commands.linkcheck import run_links
 
     cache = Path(args.cache).resolve() if args.cache else None
     return run_links(_root(args), online=args.online, cache_path=cache, timeout=args.timeout, jobs=args.jobs, max_age_days=args.max_age)

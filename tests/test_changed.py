@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from glossary_tool.changed import check_changed, check_paths, front_matter, raw_targets
 from glossary_tool.cli import main
+from glossary_tool.commands.changed import check_changed, check_paths, front_matter, raw_targets
 from glossary_tool.diagnostics import Diagnostic
 from glossary_tool.load import frontmatter
 from glossary_tool.load.body import parse_body

@@ -150,7 +150,7 @@ def test_cli_reports_figure_drift_and_fails(make_glossary, capsys):
 
 
 def test_check_changed_reports_figure_drift_like_a_full_check(make_glossary):
-    from glossary_tool.changed import check_paths
+    from glossary_tool.commands.changed import check_paths
 
     root = _glossary(make_glossary, SNIPPET + "\nThe [[thread]] page timed the same hop at 305 cycles.\n", thread_extra=SNIPPET)
     _record(root, "warp", "L2 416 cycles\n")

@@ -22,7 +22,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 from glossary_tool.cli import main
-from glossary_tool.links import collect
+from glossary_tool.commands.linkcheck import collect
 from glossary_tool.pipeline import load_project
 from glossary_tool.text import slugify
 from tests.conftest import REPO, term_text, trio

@@ -132,7 +132,7 @@ def parse(path: str, text: str, allowed: tuple[str, ...] = TERM_FIELDS) -> Front
             continue
         try:
             # built from the composed node: the same value as serializing it and loading it
-            # again (as glossary_tool/changed.py does), without the two extra passes
+            # again (as glossary_tool/commands/changed.py does), without the two extra passes
             data[key] = yaml.constructor.SafeConstructor().construct_document(value_node)
         except RecursionError:
             out.append(error(path, line, col, "yaml-syntax", f"invalid YAML value for '{key}': nested too deeply"))
