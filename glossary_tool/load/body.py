@@ -322,6 +322,7 @@ def _locate_xrefs(lines: list[str], tokens: list[Token]) -> None:
     table cells share a line, so a cursor moves along it. The written text can differ from
     the token's (``\\|`` in a table cell arrives as ``|``): both forms are tried.
     """
+    ends: dict[int, int] = {}  # body line -> column after the last xref placed on it (table cells share a line)
     for token in tokens:
         if token.type != "inline" or not token.children or token.map is None:
             continue
@@ -331,7 +332,6 @@ def _locate_xrefs(lines: list[str], tokens: list[Token]) -> None:
         content = token.content
         start_line = token.map[0]
         newlines = [i for i, ch in enumerate(content) if ch == "\n"]
-        cursor = (start_line, 0)
         for child in token.children:
             if child.type != "xref":
                 continue
@@ -344,7 +344,7 @@ def _locate_xrefs(lines: list[str], tokens: list[Token]) -> None:
             content_line = content[line_start : newlines[k] if k < len(newlines) else len(content)]
             base = source.find(content_line) if content_line else -1
             expected = base + (pos - line_start) if base >= 0 else -1
-            begin = cursor[1] if cursor[0] == body_line else 0
+            begin = ends.get(body_line, 0)
             col, length = -1, len(pieces[0])
             if expected >= begin and source.startswith(pieces[0], expected):
                 col = expected
@@ -364,7 +364,8 @@ def _locate_xrefs(lines: list[str], tokens: list[Token]) -> None:
                 last = lines[end_line].find(pieces[-1])
                 end_col = (last if last >= 0 else 0) + len(pieces[-1])
             child.meta.update(line=body_line, col=col, end_line=end_line, end_col=end_col)
-            cursor = (end_line, end_col)
+            ends[body_line] = max(ends.get(body_line, 0), col + 1)
+            ends[end_line] = max(ends.get(end_line, 0), end_col)
 
 
 def _find_raw(lines: list[str], start: int, raw: str) -> tuple[int, int]:
