@@ -22,6 +22,7 @@ from glossary_tool.load.cache import Cache
 from glossary_tool.load.xref_rule import LITERAL_CLASS
 from glossary_tool.model import Glossary, Term
 
+_XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 _CODE_TAGS = {"code", "pre", "script", "style", "kbd", "samp", "textarea"}
 _CONTEXT = 40
 
@@ -47,6 +48,7 @@ def html_leftovers(markup: str) -> list[Leftover]:
     """``[[`` in the prose of an HTML (or XHTML) document or fragment."""
     if "[[" not in markup:
         return []
+    markup = _XML_DECLARATION.sub("", markup, count=1)  # EPUB chapters: lxml refuses a str that declares its encoding
     root = lhtml.fromstring(markup) if markup.strip() else None
     if root is None:
         return []
