@@ -154,7 +154,7 @@ def asm_block(asm_text: str, kind: str, table: InstructionTable, glossary: Gloss
 
 #: A listing as html_parts.highlight writes it (``language-ptx``) or as Python-Markdown does for
 #: a fence written ``{ .text .gg-asm-ptx }`` (emit/snippets.py).
-_RENDERED_BLOCK = re.compile(r'(<div class="(?:language-|gg-asm-)(?P<kind>ptx|sass) highlight"><pre>(?:<span></span>)?<code>)(?P<body>.*?)(</code></pre></div>)', re.S)
+_RENDERED_BLOCK = re.compile(r'(<div class="(?:language-|gg-asm-)(?P<kind>ptx|sass) highlight"(?: data-search-exclude)?><pre>(?:<span></span>)?<code>)(?P<body>.*?)(</code></pre></div>)', re.S)
 _TAG = re.compile(r"<[^>]+>")
 
 
