@@ -32,6 +32,8 @@ def _lexer(lang: str) -> Lexer:
 
 
 _FORMATTER = HtmlFormatter(nowrap=True)
+#: The characters Pygments' HTML formatter escapes, the way it escapes them.
+_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 
 
 @lru_cache(maxsize=8192)  # a pure function: serve re-renders every page on each rebuild to fingerprint it
@@ -42,7 +44,13 @@ def highlight(code: str, lang: str = "", *, searchable: bool = True) -> str:
     ``searchable`` False keeps it out of Material's search index (``data-search-exclude``):
     compiler output (PTX, SASS) would flood search with mnemonics and register names.
     """
-    body = _pygments_highlight(code, _lexer(lang.strip().lower()), _FORMATTER) if code else ""
+    lexer = _lexer(lang.strip().lower())
+    if not code:
+        body = ""
+    elif type(lexer) is TextLexer:  # no tokens to colour: Pygments' own escaping, minus its per-line work
+        body = (code if code.endswith("\n") else code + "\n").translate(_ESCAPES)
+    else:
+        body = _pygments_highlight(code, lexer, _FORMATTER)
     lang_class = f"language-{html.escape(lang)} " if lang else ""
     exclude = "" if searchable else " data-search-exclude"
     return f'<div class="{lang_class}highlight"{exclude}><pre><span></span><code>{body}</code></pre></div>'
