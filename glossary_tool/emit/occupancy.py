@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from glossary_tool.emit.gpu_records import gpu_records
+from glossary_tool.emit.gpu_records import snippet_runs
 from glossary_tool.model import Glossary
 from glossary_tool.verify.records import Record
 
@@ -96,12 +96,7 @@ def parse_run(record: Record) -> GpuRun | None:
 
 def runs(glossary: Glossary, records_root: Path) -> list[GpuRun]:
     """Every GPU's run of the oracle snippet, by GPU name."""
-    term = glossary.terms.get(TERM)
-    snippet = next((s for s in term.snippets if s.name == SNIPPET), None) if term else None
-    if term is None or snippet is None:
-        return []
-    parsed = [parse_run(r) for r in gpu_records(records_root, term, snippet)]
-    return sorted((r for r in parsed if r is not None), key=lambda r: r.gpu)
+    return snippet_runs(glossary, records_root, TERM, SNIPPET, parse_run)
 
 
 def json_for_script(data: object) -> str:

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from glossary_tool.emit.gpu_records import gpu_records
+from glossary_tool.emit.gpu_records import snippet_runs
 from glossary_tool.emit.occupancy import json_for_script
 from glossary_tool.model import Glossary
 from glossary_tool.verify.records import Record
@@ -60,12 +60,8 @@ def parse_run(record: Record) -> Roofline | None:
 
 
 def runs(glossary: Glossary, records_root: Path) -> list[Roofline]:
-    term = glossary.terms.get(TERM)
-    snippet = next((s for s in term.snippets if s.name == SNIPPET), None) if term else None
-    if term is None or snippet is None:
-        return []
-    parsed = [parse_run(r) for r in gpu_records(records_root, term, snippet)]
-    return sorted((r for r in parsed if r is not None), key=lambda r: r.gpu)
+    """Every GPU's run of the roofline sweep, by GPU name."""
+    return snippet_runs(glossary, records_root, TERM, SNIPPET, parse_run)
 
 
 def roofline_html(rooflines: list[Roofline]) -> str:
