@@ -262,14 +262,14 @@ def test_without_reference_gpus_one_fresh_record_is_enough(make_glossary):
     assert _codes(root) == []
 
 
-def test_the_repository_check_lists_exactly_the_missing_h100_records():
-    """Until the H100 run is committed, the only snippet errors are H100 records that do not exist."""
+def test_the_repository_has_a_fresh_passing_record_on_every_reference_gpu_that_can_run_it():
+    """The committed records: no snippet error in the repository's check, and every snippet a
+    reference GPU can run has that GPU's passing record (the H100's and the H200's)."""
     loaded = load_project(REPO)
-    snippet_errors = [d for d in loaded.diagnostics if d.code.startswith("snippet-")]
-    h100 = (REPO / "snippets").glob("*/*/*/nvidia-h100-80gb-hbm3.json")
-    if next(h100, None) is not None:
-        pytest.skip("H100 records are committed")
-    assert all(d.code == "snippet-unverified" and "reference GPU H100 SXM" in d.message for d in snippet_errors)
+    assert [d.format() for d in loaded.diagnostics if d.code.startswith("snippet-")] == []
+    h100 = sorted((REPO / "snippets").glob("*/*/*/nvidia-h100-80gb-hbm3.json"))
+    h200 = sorted((REPO / "snippets").glob("*/*/*/nvidia-h200.json"))
+    assert len(h100) >= 170 and len(h200) >= 170
 
 
 # ---- a contributor with another GPU: an sm_80 A100 with 40 GB, one GPU --------------------

@@ -163,11 +163,13 @@ def test_snippets_verified_reads_the_newest_passing_record(tmp_path):
     loaded = load_project(root)
     term = next(t for t in loaded.glossary.ordered_terms() if t.snippets)
     verified = snippets_verified(loaded.project.records_dir, term)
-    (record,) = (root / "snippets" / term.section / term.slug).rglob("*.json")  # whatever the records' layout
-    data = json.loads(record.read_text())
-    assert verified is not None and verified.date == data["date"] and verified.gpus == (data["machine"]["gpu_name"],)
-    data["status"] = "failed"
-    record.write_text(json.dumps(data))
+    records = sorted((root / "snippets" / term.section / term.slug).rglob("*.json"))  # one per GPU
+    data = [json.loads(record.read_text()) for record in records]
+    assert verified is not None and verified.date == max(d["date"] for d in data)
+    assert verified.gpus == tuple(sorted({d["machine"]["gpu_name"] for d in data}))
+    for record, one in zip(records, data, strict=True):
+        one["status"] = "failed"
+        record.write_text(json.dumps(one))
     assert snippets_verified(loaded.project.records_dir, term) is None
 
 
