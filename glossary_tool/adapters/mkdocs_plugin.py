@@ -1,9 +1,11 @@
 """The MkDocs plugin ``glossary``: a thin mapping of MkDocs events onto the core.
 
-on_config loads and links the glossary and sets the navigation from the reading order;
-on_files adds the generated pages; on_page_markdown swaps each page's Markdown for the
-rendered one. Nothing else in the package imports MkDocs, so a successor that reads the
-same mkdocs.yml (Zensical) needs only a new adapter.
+on_config loads and links the glossary (or takes the project `glossary build` loaded) and
+sets the navigation from the reading order; on_files adds the generated pages; each page is
+rendered by the core (emit/render.py, markdown-it-py) and handed over as HTML and table of
+contents: on_page_markdown gives Python-Markdown an empty page, on_page_content puts ours in
+its place. Nothing else in the package imports MkDocs, so a successor that reads the same
+mkdocs.yml (Zensical) needs only a new adapter.
 """
 
 from __future__ import annotations
