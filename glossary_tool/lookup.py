@@ -23,7 +23,6 @@ from glossary_tool.text import normalize_name
 SCORES = {"slug": 100, "title": 100, "abbreviation": 100, "alias": 95, "vendor": 90, "vendor-part": 80, "name-prefix": 60, "name-word": 50}
 
 _PARENS = re.compile(r"\([^)]*\)")
-_XREF = re.compile(r"\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.+-]*")
 
 
@@ -123,7 +122,7 @@ def _build_index(glossary: Glossary) -> _Index:
             held = names.setdefault(key, []) if key else []
             if key and not any(slug == term.slug for slug, *_ in held):
                 held.append((term.slug, kind, name, whose))
-        flat = _XREF.sub(lambda m: m.group(2) or m.group(1), term.body)
+        flat = plain_text(term.body)
         text[term.slug] = " ".join([term.title, term.abbreviation or "", *term.aliases, term.summary, flat]).casefold()
     return _Index(names, text)
 

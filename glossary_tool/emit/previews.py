@@ -17,36 +17,42 @@ import posixpath
 import re
 from collections.abc import Callable, Collection
 
-from markdown_it import MarkdownIt
+from markdown_it.token import Token
 
 from glossary_tool.emit.markdown import display_text
+from glossary_tool.load.body import parse_tokens
 from glossary_tool.model import Glossary, Term, XRef
 
 PREVIEWS_SRC = "assets/previews.json"
 #: The opening is cut at a sentence end near this many characters.
 OPENING_CHARS = 420
-_XREF = re.compile(r"(?<!\\)\[\[([^\]|#]+)(#[^\]|]*)?(?:\|([^\]]*))?\]\](\w*)")
-_MD = MarkdownIt("commonmark")
 
 
-def _xrefs_as_text(body: str, glossary: Glossary, resolve: Callable[[str], Term | None]) -> str:
-    def shown(match: re.Match[str]) -> str:
-        target, _anchor, text, suffix = match.groups()
-        term = resolve(target)
-        xref = XRef(target, None, text, suffix, 0, 0, match.group(0))
-        return display_text(xref, term) if term is not None else xref.shown
-
-    return _XREF.sub(shown, body)
+def _inline_plain(token: Token, resolve: Callable[[str], Term | None]) -> str:
+    """A paragraph's text as a reader sees it, references by their shown text."""
+    parts = []
+    for child in token.children or ():
+        if child.type in ("text", "code_inline"):
+            parts.append(child.content)
+        elif child.type == "xref_literal":
+            parts.append("[[")
+        elif child.type == "xref":
+            meta = child.meta
+            xref = XRef(meta["target"], meta["anchor"], meta["text"], meta["suffix"], 0, 0, child.content)
+            target = resolve(meta["target"])
+            parts.append(display_text(xref, target) if target is not None else xref.shown)
+        elif child.type in ("softbreak", "hardbreak"):
+            parts.append(" ")
+    return " ".join("".join(parts).split())
 
 
 def opening(term: Term, glossary: Glossary, resolve: Callable[[str], Term | None]) -> str:
     """Plain text of the body's first paragraphs, about OPENING_CHARS long, cut at a sentence end."""
-    tokens = _MD.parse(_xrefs_as_text(term.body, glossary, resolve))
+    tokens = parse_tokens(term.body)  # the stream `check` validated: no second parser, no regex over the source
     paragraphs: list[str] = []
     for i, token in enumerate(tokens):
         if token.type == "inline" and i > 0 and tokens[i - 1].type == "paragraph_open" and token.level == 1:
-            text = "".join(child.content if child.type in ("text", "code_inline") else (" " if child.type in ("softbreak", "hardbreak") else "") for child in token.children or ())
-            text = " ".join(text.split())
+            text = _inline_plain(token, resolve)
             if text:
                 paragraphs.append(text)
         if sum(len(p) for p in paragraphs) >= OPENING_CHARS:
