@@ -7,7 +7,6 @@ of which a glossary may override with a file of the same name in ``llms_txt/`` a
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,22 +47,6 @@ class LlmsFiles:
 INLINE_SOURCE_LINES = 15
 
 
-# "Ran on H100 SXM (NVIDIA H100 80GB HBM3, sm_90) and H200 SXM (NVIDIA H200, sm_90): CUDA 13.0,
-# driver 580.159.04, 2026-11-23" -> "Ran on H100 SXM and H200 SXM (sm_90), 2026-11-23": the file's
-# introduction names each GPU and the toolchain every snippet shares, once.
-_SHORT_BADGE = re.compile(r"^- \*Ran on (.*?): (CUDA [^,]+, driver [^,]+), (.*)\*$", re.M)
-_RUN = re.compile(r"(.+?) \((?:[^(),]+), (sm_\w+)\)")
-
-
-def _short_badge(match: re.Match[str], toolchain: str) -> str:
-    runs = [(m.group(1), m.group(2)) for m in _RUN.finditer(match.group(1).replace(" and ", ", "))]
-    if not runs or len({arch for _, arch in runs}) != 1:
-        return match.group(0)
-    names = " and ".join(label.strip(", ") for label, _ in runs)
-    tools = "" if match.group(2) == toolchain else f", {match.group(2)}"
-    return f"- *Ran on {names} ({runs[0][1]}){tools}, {match.group(3)}*"
-
-
 def common_toolchain(glossary: Glossary, records_root: Path) -> str:
     """"CUDA 13.0, driver 580.159.04": what most passing runs used (stated once in llms-full.txt)."""
     from collections import Counter
@@ -95,7 +78,7 @@ class CompactSnippets:
     toolchain: str = ""
 
     def __call__(self, term: Term, snippet: Snippet) -> str:
-        block = _SHORT_BADGE.sub(lambda m: _short_badge(m, self.toolchain), PlainSnippets(self.records_root)(term, snippet))
+        block = PlainSnippets(self.records_root, toolchain=self.toolchain)(term, snippet)
         lines = snippet.source.rstrip("\n").count("\n") + 1
         source = fence_for(snippet.source, LANG_LEXER.get(snippet.lang, ""))
         if lines <= INLINE_SOURCE_LINES or not block.startswith(source):

@@ -165,6 +165,15 @@ def _joined_badges(badges: list[str]) -> list[str]:
     return [key if not groups[key] else f"Ran on {' and '.join(groups[key])}: {key}" for key in order]
 
 
+def _short_badges(v: SnippetView, toolchain: str) -> list[str]:
+    """One line per (toolchain, date) naming every GPU of it by its label."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for run in v.runs:
+        tools = f"CUDA {run.machine.cuda_runtime_version}, driver {run.machine.driver_version}"
+        groups.setdefault((tools, run.record.date), []).append(run.label)
+    return [f"Ran on {' and '.join(labels)} ({v.arch}){'' if tools == toolchain else ', ' + tools}, {date}" for (tools, date), labels in groups.items()]
+
+
 @dataclass(frozen=True)
 class PlainSnippets:
     """Plain Markdown for LLM readers and the book: source, badge, each GPU's output by name."""
@@ -172,11 +181,16 @@ class PlainSnippets:
     records_root: Path
     include_sass: bool = False
     reference: tuple[ReferenceGpu, ...] | None = None
+    #: llms-full.txt states the toolchain most runs share (and each GPU's full name) once:
+    #: badges then read "Ran on H100 SXM and H200 SXM (sm_90), 2026-11-23", naming a
+    #: toolchain only where it differs. None: every badge in full.
+    toolchain: str | None = None
 
     def __call__(self, term: Term, snippet: Snippet) -> str:
         v = view(self.records_root, term, snippet, self.reference)
         parts = [fence_for(snippet.source, LANG_LEXER.get(snippet.lang, "")), ""]
-        parts += [f"- *{line}*" for line in _joined_badges(v.badges())]
+        badges = _short_badges(v, self.toolchain) if self.toolchain is not None and v.runs else _joined_badges(v.badges())
+        parts += [f"- *{line}*" for line in badges]
         # GPUs that printed the same text share one block: the reader (or model) sees each
         # distinct output once, under the names of every GPU that printed it
         groups: dict[str, list[str]] = {}
