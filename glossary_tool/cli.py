@@ -163,7 +163,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
     started = time.monotonic()
     try:
-        from glossary_tool.adapters.mcp_server import parse_http, serve, site_url_of
+        from glossary_tool.adapters.mcp_server import parse_http, serve
     except ImportError as exc:
         print(f"glossary mcp: needs the mcp package ({exc}); install it with: pip install 'gpu-glossary[mcp]'", file=sys.stderr)
         return 1
@@ -184,7 +184,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     where = f"http://{http[0]}:{http[1]}/mcp" if http else "stdio"
     # stdout is the protocol channel on stdio: everything for people goes to stderr
     print(f"glossary mcp: {len(loaded.glossary.terms)} terms loaded in {time.monotonic() - started:.2f} s, serving on {where}" + (f" ({error_count} check error(s): run glossary check)" if error_count else ""), file=sys.stderr)
-    serve(loaded, args.site_url or site_url_of(root), http)
+    serve(loaded, args.site_url or loaded.project.site_url, http)
     return 0
 
 

@@ -26,7 +26,7 @@ from glossary_tool.emit import answers
 from glossary_tool.emit.answers import Site
 from glossary_tool.emit.llms import OVERRIDES_DIR, render_llms
 from glossary_tool.model import SECTIONS
-from glossary_tool.pipeline import DEFAULT_SITE_URL, Loaded, Project
+from glossary_tool.pipeline import DEFAULT_SITE_URL, Loaded
 
 INSTRUCTIONS = (
     "An interlinked glossary of the GPU stack (NVIDIA hardware and CUDA software, host software, "
@@ -41,10 +41,6 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempot
 
 Name = Annotated[str, Field(min_length=1, max_length=200, description="A term's title, abbreviation, alias or slug, in any case (e.g. 'SM', 'warp', 'Tensor Memory Accelerator', 'wavefront').")]
 Part = Literal["source", "output", "ptx", "sass"]
-
-
-def site_url_of(root: Path) -> str:
-    return Project(root).site_url
 
 
 def _llms_templates(root: Path) -> Path:
