@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
+from typing import Any, TypeVar
 
 import jinja2
 import networkx as nx
@@ -49,19 +50,20 @@ from glossary_tool.emit.llms import OVERRIDES_DIR, LlmsFiles, render_llms
 from glossary_tool.emit.markdown_copy import markdown_copy, sitemap_stubs, with_copy_buttons, with_head_links
 from glossary_tool.emit.page_cache import page_key, site_digest
 from glossary_tool.emit.page_html import markdown_page, section_page, term_page
-from glossary_tool.emit.previews import PREVIEWS_SRC, mark_previewable, previews_json, resolver
+from glossary_tool.emit.previews import PREVIEWS_SRC, mark_previewable, opening, previews_json, resolver
 from glossary_tool.emit.render import Rendered, RenderOptions, TocEntry
 from glossary_tool.emit.search_names import SEARCH_NAMES_SRC, names_json
 from glossary_tool.emit.search_text import Cut, cut_excluded
 from glossary_tool.emit.snippets import SiteSnippets
 from glossary_tool.emit.widgets import widget_html
-from glossary_tool.load.cache import CACHE_DIR, Cache
+from glossary_tool.load.cache import CACHE_DIR, Cache, key
 from glossary_tool.model import Glossary, Term
 from glossary_tool.pipeline import Loaded, load_project
 from glossary_tool.publish.feed import WHATS_NEW_SRC, WHATS_NEW_TITLE
 from glossary_tool.verify.outputs import reference_of
 
 log = logging.getLogger("mkdocs.plugins.glossary")
+T = TypeVar("T")
 
 #: Small edits to two of Material's partials, applied to the theme's own template (so they
 #: follow Material upgrades): the repository link loses ``data-md-component="source"``, whose
@@ -129,6 +131,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         #: Finished term pages across builds (.cache/pages-*.pickle), the key of each term
         #: page of this build, and the pages found there (emit/page_cache.py).
         self._pages = Cache(None)
+        self._site = ""
         self._page_keys: dict[str, str] = {}
         self._cached: dict[str, Content] = {}
         self._search_cuts: dict[str, Cut] = {}
@@ -187,7 +190,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         assert self.loaded is not None
         self._worker_srcs, self._worker = frozenset(), None
-        self._pages, self._page_keys, self._cached = Cache(None), {}, {}
+        self._pages, self._site, self._page_keys, self._cached = Cache(None), "", {}, {}
         glossary = self.loaded.glossary
         keep = {pages.HOME_SRC, *(pages.section_src(s) for s in glossary.sections), *(term_src(t) for t in glossary.terms.values())}
         for file in list(files):
@@ -203,8 +206,13 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             files.append(File.generated(config, pages.HOME_SRC, content=""))
         term_url = {t.slug: files.get_file_from_path(term_src(t)).url for t in glossary.terms.values() if files.get_file_from_path(term_src(t))}
         files.append(File.generated(config, SEARCH_NAMES_SRC, content=names_json(glossary, lambda t: term_url.get(t.slug, ""))))
-        files.append(File.generated(config, PREVIEWS_SRC, content=previews_json(glossary, lambda t: term_url.get(t.slug, ""), resolver(glossary))))
         self.term_urls = frozenset(term_url.values())  # links to these get preview cards (emit/previews.py)
+        resolve = resolver(glossary)
+        opening_of = None
+        if self.active is None:  # a build: what the last one rendered is in .cache/ (emit/page_cache.py)
+            self._open_page_cache(config)
+            opening_of = self._through_cache(lambda term: ("preview opening", term.body), lambda term: opening(term, glossary, resolve))
+        files.append(File.generated(config, PREVIEWS_SRC, content=previews_json(glossary, lambda t: term_url.get(t.slug, ""), resolve, opening_of)))
         if self.active is not None:  # the serve preview has no book: rebuilding it took seconds per edit
             self.downloads = []
             plan_files(files, self.active, config)
@@ -216,22 +224,21 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         book = make_book(self.loaded, config.site_url or "/")
         self.downloads = [("EPUB", pages.EPUB_SRC)]
         # The EPUB, llms.txt and the map need nothing from page rendering: they are computed
-        # beside it (glossary_tool/background.py), collected in on_post_build and the map page.
-        # One process for all three (the map first: its page is built before the build ends),
-        # so the page rendering keeps a core to itself on a 2-core machine.
+        # beside it (glossary_tool/background.py), the map for its page (after the term
+        # pages), the EPUB and llms.txt for on_post_build. Term pages need nothing from MkDocs
+        # but their URL: the later part of them (in the order MkDocs populates pages) is
+        # rendered by a worker while this process renders the first part (_prerender). The
+        # EPUB and llms.txt, wanted last, yield the second core to the worker (nice).
         site_url, site_name = config.site_url or "/", config.site_name
         map_url = files.get_file_from_path(MAP_SRC).url
 
-        def side() -> tuple[str, bytes, list[Leftover], dict[str, str], list[Diagnostic]]:
+        def books() -> tuple[bytes, list[Leftover], dict[str, str], list[Diagnostic]]:
             llms_files = self._llms(site_url, site_name).files
-            return (map_markdown(glossary, _href_from(glossary, map_url, files)), *epub_with_leftovers(book), llms_files, llms_leftovers(glossary, llms_files))
+            return (*epub_with_leftovers(book), llms_files, llms_leftovers(glossary, llms_files))
 
-        # Term pages need nothing from MkDocs but their URL: the later part of them (in the
-        # order MkDocs populates pages) is rendered in a second process while this one renders
-        # the first part; the side job yields that core to it (nice), its results being
-        # wanted only at the map page and after the build.
-        self._prerender(files, config)
-        self.side_job = Job(side, nice=10)
+        self._prerender(files)
+        self.map_job = Job(lambda: map_markdown(glossary, _href_from(glossary, map_url, files)))
+        self.side_job = Job(books, nice=10)
         files.append(File.generated(config, pages.EPUB_SRC, content=b""))  # known to MkDocs' link validation; written in on_post_build
         if self.config.book:
             try:
@@ -245,7 +252,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         """A failed build collects nothing: stop the background jobs; the next serve rebuild is a full one."""
         if self.active is not None:
             self.active.signature = None
-        for job in (getattr(self, "side_job", None), self._worker):
+        for job in (getattr(self, "side_job", None), getattr(self, "map_job", None), self._worker):
             if job is not None:
                 job.cancel()
 
@@ -281,7 +288,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         published = self.publisher.write(site_dir)  # feed.xml, terms.json, the feed in the sitemap
         if self.active is None:
             self._pages.save()
-            _, epub, epub_leftovers, llms_files, llms_found = self._side_results()
+            epub, epub_leftovers, llms_files, llms_found = self._side_results(self.side_job)
             write_bytes(site_dir / pages.EPUB_SRC, epub, durable=False)
             _report(output_diagnostics(glossary, epub_leftovers, "the EPUB"))
             _report(llms_found)
@@ -296,10 +303,10 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         self.active.replace_written(site_dir, set(llms.files) | published)
         self.active.finish(site_dir, [(p.file.src_uri, p.url) for p in self._built_pages])
 
-    def _side_results(self) -> tuple[str, bytes, list[Leftover], dict[str, str], list[Diagnostic]]:
-        """The map, EPUB and llms.txt from the side process; its failure fails the build cleanly."""
+    def _side_results(self, job: Job) -> Any:
+        """What a side process computed (the map; the EPUB and llms.txt); its failure fails the build cleanly."""
         try:
-            return self.side_job.result()
+            return job.result()
         except BackgroundError as exc:
             raise PluginError(f"glossary: building the map, EPUB and llms.txt failed: {exc}") from exc
 
@@ -359,17 +366,14 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             html_text = link_rendered_blocks(html_text, self.loaded.instructions, glossary, _href_from(glossary, url, files))
         return Content(mark_previewable(html_text, url, getattr(self, "term_urls", ())), toc, tuple(found))
 
-    def _prerender(self, files: Files, config: MkDocsConfig) -> None:
+    def _prerender(self, files: Files) -> None:
         """Take the term pages whose inputs are unchanged since the last build from ``.cache/``
         (emit/page_cache.py) and start a worker on the later part of the rest (see on_files);
         single-core machines render all of the rest in order. The serve preview has its own
         memo (adapters/mkdocs_incremental.py)."""
         assert self.loaded is not None
         project = self.loaded.project
-        self._pages = Cache(project.root / CACHE_DIR, kind="pages")
-        term_urls = sorted(self.term_urls)
-        config_bytes = Path(config.config_file_path).read_bytes() if config.config_file_path else b""
-        site = site_digest(self.loaded.glossary, records_dir=project.records_dir, config=config_bytes, extra=[repr(term_urls), repr(self.loaded.diagrams), repr(self.loaded.instructions), config.site_url or "", config.site_name])
+        site = self._site
         terms = []
         for f in files.documentation_pages():
             term = self._term_at(f.src_uri)
@@ -392,6 +396,28 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             return
         self._worker_srcs = frozenset(src for src, _ in mine)
         self._worker = Job(lambda: {src: self._content(src, url, files, self._page_html(src, url, files), "") for src, url in mine})
+
+    def _open_page_cache(self, config: MkDocsConfig) -> None:
+        """The build's cache of finished pages, and the digest of what all pages share."""
+        assert self.loaded is not None
+        project = self.loaded.project
+        self._pages = Cache(project.root / CACHE_DIR, kind="pages")
+        config_bytes = Path(config.config_file_path).read_bytes() if config.config_file_path else b""
+        shown = [repr(sorted(self.term_urls)), repr(self.loaded.diagrams), repr(self.loaded.instructions), config.site_url or "", config.site_name]
+        self._site = site_digest(self.loaded.glossary, records_dir=project.records_dir, config=config_bytes, extra=shown)
+
+    def _through_cache(self, inputs: Callable[[Term], tuple[str, ...]], make: Callable[[Term], T]) -> Callable[[Term], T]:
+        """``make`` through the page cache: keyed by the shared digest and ``inputs(term)``."""
+
+        def cached(term: Term) -> T:
+            name = key(*inputs(term), self._site)
+            found = self._pages.get(name)
+            if found is None:
+                found = make(term)
+                self._pages.put(name, found)
+            return found
+
+        return cached
 
     def _worker_results(self) -> dict[str, Content]:
         assert self._worker is not None
@@ -473,7 +499,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             return markdown_page([comparison_markdown(glossary, self.loaded.project.records_dir, term_href=lambda term: href(term.slug) or "")], options)
         if src == MAP_SRC:
             if incremental is None:
-                return markdown_page([self._side_results()[0]], options)
+                return markdown_page([self._side_results(self.map_job)], options)
             layout = incremental.memoized("map layout", layout_key(glossary, self.link_graph), lambda: layout_map(glossary))
             return markdown_page([incremental.memoized(src, map_key(glossary, self.link_graph, url), lambda: map_markdown(glossary, href, layout))], options)
         for section in glossary.sections:
