@@ -280,3 +280,12 @@ def test_table_columns_with_the_unit_in_the_header(table, prose, flagged):
 )
 def test_conversions_shares_and_exemptions(prose, stdout, flagged):
     assert problems(prose, stdout) == flagged
+
+
+def test_shares_listed_before_their_whole_and_keywords_that_open_the_next_phrase():
+    stdout = "4041 GB/s\n3927 GB/s\n26.562 GB/s\n"
+    assert problems("They moved 84 % and 82 % of the 4,814 GB/s theoretical figure.", stdout) == []
+    assert problems("They moved 88 % and 82 % of the 4,814 GB/s theoretical figure.", stdout) == ["88 %"]
+    # "the quoted" belongs to the figure after it: the one before stays a measurement.
+    assert problems("The 18 links add up to 478 GB/s against the quoted 450 GB/s.", "18 x 26.6 GB/s = 478.1 GB/s\n") == []
+    assert problems("The 18 links add up to 468 GB/s against the quoted 450 GB/s.", "18 x 26.6 GB/s = 478.1 GB/s\n") == ["468 GB/s"]

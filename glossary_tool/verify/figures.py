@@ -102,6 +102,7 @@ _RATIO = re.compile(
 )
 #: The number before a list's last member: "51.5, 431.2 and 870.6 TFLOP/s" shares the unit.
 _LIST_BEFORE = re.compile(rf"(?<![\w.,/^-])(?P<n>{_NUM})(?P<sep>\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+)$")
+_LIST_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+")
 #: A number without a unit; ``-`` or ``−`` before it is a sign, "e-7" after it an exponent.
 _NUMBER = re.compile(rf"(?<![\w.,/^])(?P<sign>[-−])?(?P<n>{_NUM})(?P<exp>[eE][-+−]?\d+)?(?![\w%]|\.\d|,\d|-\w)")
 #: Printed numbers: as loose as a program's output is.
@@ -110,12 +111,14 @@ _HEDGE = re.compile(r"(?:\babout|\broughly|\baround|\bapproximately|\bnearly|\bn
 #: "shorter than about 10 us", "= 228 KiB": a threshold or the result of arithmetic shown in the text.
 _NOT_A_QUOTE = re.compile(r"(?:\bthan(?:\s+(?:about|roughly|around|~))?|=)\s*$", re.I)
 _LOWER = re.compile(r"(?:\bover|\bmore than|\babove|\bat least|\bexceeding|\bbeyond)\s*$", re.I)
-_UPPER = re.compile(r"(?:\bunder|\bless than|\bbelow|\bat most|\bup to|\bwithin)\s*$", re.I)
+#: "up to" is a bound, but "add up to" a sum.
+_UPPER = re.compile(r"(?:\bunder|\bless than|\bbelow|\bat most|(?<!\badd )(?<!\badds )(?<!\badded )\bup to|\bwithin)\s*$", re.I)
 _REFERENCE = re.compile(
     r"\b(?:peaks?|theoretical|datasheet|data sheet|maximum|max|specified|specification|spec|rated|nominal|advertised|raw|roof|quotes|quoted|carries|according to|product page|white ?paper)\b", re.I
 )
 #: Where a specification keyword's reach ends: it qualifies a figure of its own clause.
 _CLAUSE_END = re.compile(r"[,;:()]|\s[-–—]\s")
+_DETERMINER_END = re.compile(r"\b(?:the|its|their|a|an|this|that|our)\s*$", re.I)
 #: How far (characters) a specification keyword may stand from the figure it qualifies.
 REFERENCE_REACH = 40
 #: "6.7 : 1", "56 x 256 = 14,336": an operand of arithmetic written out in the text.
@@ -297,14 +300,21 @@ def _unit_figures(text: str) -> list[Figure]:
         text_ = m.group(0) if key == "a" else m.group(key)
         out.append(Figure(value, "x", text_, start, half, _qualifier(text[max(0, start - 20) : start]), group=start))
     out.sort(key=lambda f: f.offset)
-    with_base: list[Figure] = []
-    for figure in out:
-        if figure.unit == "%" and figure.high is None:
-            base = _percent_base(text, figure.offset + len(figure.text), out)
-            if base is not None:
-                figure = Figure(figure.value, "%", figure.text, figure.offset, figure.half_step, figure.qualifier, base=base, group=figure.group)
-        with_base.append(figure)
-    return with_base
+    # "84 % and 82 % of the 4,814 GB/s": a share "of" a figure, and the shares listed before it.
+    base: tuple[float, str] | None = None
+    for i in reversed(range(len(out))):
+        figure = out[i]
+        if figure.unit != "%" or figure.high is not None:
+            base = None
+            continue
+        end = figure.offset + len(figure.text)
+        own = _percent_base(text, end, out)
+        if own is None and base is not None and i + 1 < len(out) and _LIST_SEPARATOR.fullmatch(text[end : out[i + 1].offset]):
+            own = base
+        base = own
+        if own is not None:
+            out[i] = Figure(figure.value, "%", figure.text, figure.offset, figure.half_step, figure.qualifier, base=own, group=figure.group)
+    return out
 
 
 def parse_figures(text: str) -> list[Figure]:
@@ -496,17 +506,24 @@ def _specifications(sentence: str, figures: Sequence[Figure]) -> set[int]:
         if paren:
             a, b = m.end() + paren.start(1), m.end() + paren.end(1)
             groups |= {f.group for f in figures if a <= f.offset < b}
-        best: tuple[int, int, Figure] | None = None
+        before: tuple[int, Figure, str] | None = None
+        after: tuple[int, Figure] | None = None
         for figure in physical:
             end = figure.offset + len(figure.text)
-            after = end > m.start()  # "peak of 4.8 TB/s" rather than "the 4.8 TB/s peak"
-            gap = sentence[m.end() : figure.offset] if after else sentence[end : m.start()]
+            is_after = end > m.start()  # "peak of 4.8 TB/s" rather than "the 4.8 TB/s peak"
+            gap = sentence[m.end() : figure.offset] if is_after else sentence[end : m.start()]
             if _CLAUSE_END.search(gap) or _REFERENCE.search(gap) or len(gap) > REFERENCE_REACH:
                 continue  # another clause, or another keyword's figure
-            if best is None or (after, len(gap)) < best[:2]:
-                best = (after, len(gap), figure)
-        if best is not None:
-            groups.add(best[2].group)
+            if is_after and (after is None or len(gap) < after[0]):
+                after = (len(gap), figure)
+            if not is_after and (before is None or len(gap) < before[0]):
+                before = (len(gap), figure, gap)
+        # The figure before the keyword ("the 1,980 MHz maximum"), unless the keyword opens the
+        # next phrase: "478 GB/s against the quoted 450 GB/s".
+        if before is not None and not (after is not None and _DETERMINER_END.search(before[2])):
+            groups.add(before[1].group)
+        elif after is not None:
+            groups.add(after[1].group)
     # The whole a share is taken of ("83 % of its 3.35 TB/s") is a ceiling, not a measurement.
     for share in figures:
         if share.base is not None:
