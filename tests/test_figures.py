@@ -246,6 +246,8 @@ def test_specification_keywords_exempt_only_their_figure(prose, flagged):
          "It fell to 460 GB/s at stride 8.", ["460 GB/s"]),
         ("warps/SM   GB/s, 1 load in flight   GB/s, 4 loads in flight\n       2      621     1638\n      64     3997     3902\n",
          "With 64 warps it reached 3,950 GB/s.", ["3,950 GB/s"]),
+        ("size  time (ms)\n  1  0.204\n", "It took 0.204 ms.", []),
+        ("size  time (ms)\n  1  0.204\n", "It took 0.214 ms.", ["0.214 ms"]),
         # "per cycle" is a rate, not the column's unit.
         ("warps   cycles between FMAs   FMAs per cycle\n    1                  4.45             0.22\n",
          "One warp issued an FMA every 4.45 cycles.", []),

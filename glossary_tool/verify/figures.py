@@ -7,12 +7,20 @@ records' stdout, and say which prose figures claim to be a record's figure but m
 
 Rules (documented in CONTRIBUTING.md, "Figures in prose"):
 
-* Only a number followed by a unit is a figure (``416 cycles``, ``4.8 TB/s``, ``83.7%``, ``1.99x``).
-  A range (``6.2-8.1 GB/s``, ``276 to 283 cycles``) is one figure: it states a spread, between
-  runs, copies or GPUs, and holds when some printed value lies inside it.
-* A figure is *checked* when some record printed a figure with the same unit within a factor of
-  1.5 of it: that is a figure that claims to come from the record. Figures with no such neighbour
-  (a datasheet peak, a derived estimate of a different size) are left alone.
+* A figure is a number followed by a unit (``416 cycles``, ``4.8 TB/s``, ``83.7%``, ``1.99x``,
+  ``200 microseconds``); a list shares the unit after its last number ("51.5, 431.2 and 870.6
+  TFLOP/s"). A range (``6.2-8.1 GB/s``, ``276 to 283 cycles``, "between 59.6 and 64.4 TFLOP/s")
+  is one figure: it states a spread, between runs, copies or GPUs, and holds when some printed
+  value lies inside it; ends more than ``RANGE_FACTOR`` apart are two figures, not a range.
+* Ratios ("18 times slower", "a ratio of 1.78") are matched against printed ratios and numbers
+  and against ratios of two figures of one unit in one record; a share "of" a figure ("81.2 % of
+  the 4,814 GB/s") against printed figures of that quantity divided by it.
+* A number without a unit is checked when it reads as a measurement (a decimal point, an
+  exponent, or ``UNITLESS_DIGITS`` significant digits) and is not a version, year, power of two,
+  name ("stride 32"), compound ("2,048-thread") or operand of arithmetic written out.
+* A figure is *checked* when some record printed a value of the same quantity within a factor of
+  1.5 of it (in any unit of that quantity): that is a figure that claims to come from the record.
+  Figures with no such neighbour (a derived estimate of a different size) are left alone.
 * A checked figure matches a printed one when the printed value rounds to it at the precision it
   is written with (``0.20 ms`` stands for 0.195-0.205; trailing zeros of a number of three or more
   digits are read as rounding, so ``340 ns`` stands for 335-345 but ``40 cycles`` for 39.5-40.5). After a hedge
@@ -22,11 +30,10 @@ Rules (documented in CONTRIBUTING.md, "Figures in prose"):
 * A figure is quoted for the GPU named last before it in its sentence (or the only GPU the
   sentence names) and is matched against that GPU's records only; with no record from that GPU it
   is not checked here. One GPU's output is never quoted as another's.
-* A figure within a few words of "peak", "theoretical", "datasheet", "maximum", "specified",
-  "rated", "nominal", "advertised", "raw", "roof", "quoted" or "carries" ("the 450 GB/s each way
-  that NVLink 4 carries") is a specification, not a measurement,
-  and is not checked; nor is a threshold ("shorter than about 10 us") or the result of arithmetic
-  written out before it ("2 x 114 KiB = 228 KiB").
+* A specification keyword ("peak", "maximum", "theoretical", "quoted", "carries", "according
+  to" ...) exempts only the figure it qualifies (see :func:`_specifications`), not every figure
+  near it; thresholds ("shorter than about 10 us") and the result of arithmetic written out
+  before it ("2 x 114 KiB = 228 KiB") are not checked either.
 
 The caller decides which prose belongs to which records (see ``figure_check``); everything here
 works on strings, so it does not care how records are stored on disk.
