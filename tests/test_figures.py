@@ -291,3 +291,12 @@ def test_shares_listed_before_their_whole_and_keywords_that_open_the_next_phrase
     # "the quoted" belongs to the figure after it: the one before stays a measurement.
     assert problems("The 18 links add up to 478 GB/s against the quoted 450 GB/s.", "18 x 26.6 GB/s = 478.1 GB/s\n") == []
     assert problems("The 18 links add up to 468 GB/s against the quoted 450 GB/s.", "18 x 26.6 GB/s = 478.1 GB/s\n") == ["468 GB/s"]
+
+
+def test_a_gpu_named_right_after_a_figure_is_its_gpu():
+    outputs = [RecordOutput(H200, "143156 MiB\n81.0%\n84.2%\n77.3%\n"), RecordOutput(H100, "81079 MiB\n80.8%\n83.9%\n78.4%\n")]
+    assert figure_problems("The totals were 143,156 MiB on the H200 and 81,079 MiB on the H100.", outputs) == []
+    (problem,) = figure_problems("The totals were 143,156 MiB on the H200 and 81,179 MiB on the H100.", outputs)
+    assert problem.figure.text == "81,179 MiB" and problem.gpus == (H100,)
+    assert figure_problems("That is 81%, 84% and 77% on the H200 and 81%, 84% and 78% on the H100.", outputs) == []
+    assert [p.figure.text for p in figure_problems("That is 81%, 84% and 77% on the H200 and 81%, 84% and 77% on the H100.", outputs)] == ["77%"]

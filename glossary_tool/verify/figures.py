@@ -27,8 +27,8 @@ Rules (documented in CONTRIBUTING.md, "Figures in prose"):
   (``about``, ``roughly``, ``~`` ...) it may differ by up to 10 %. After a bound (``over``,
   ``more than``, ``at least`` / ``under``, ``up to``, ``at most``) any printed value on the right
   side of it matches.
-* A figure is quoted for the GPU named last before it in its sentence (or the only GPU the
-  sentence names) and is matched against that GPU's records only; with no record from that GPU it
+* A figure is quoted for the GPU named right after it ("81,079 MiB on the H100"), else the GPU
+  named last before it in its sentence (or the only GPU the sentence names) and is matched against that GPU's records only; with no record from that GPU it
   is not checked here. One GPU's output is never quoted as another's.
 * A specification keyword ("peak", "maximum", "theoretical", "quoted", "carries", "according
   to" ...) exempts only the figure it qualifies (see :func:`_specifications`), not every figure
@@ -496,6 +496,32 @@ def _gpu_of(sentence: str, offset: int) -> str | None:
     return named[0] if len(named) == 1 else None
 
 
+#: "... 81,079 MiB on the H100": a GPU named right after a figure is the one that printed it.
+_GPU_AFTER = re.compile(r"\s+(?:on|from)\s+(?:the\s+|an\s+|a\s+)?(?:NVIDIA\s+)?(?P<gpu>H100|H200|H20|A100|B200|GB200|L40S?)\b")
+
+
+def _gpus_after(sentence: str, figures: Sequence[Figure]) -> dict[int, str]:
+    """Offset -> GPU for figures followed directly by "on the H100" (and the figures listed
+    before such a figure: "81%, 84% and 78% on the H100"), which the GPU named before them does
+    not override."""
+    out: dict[int, str] = {}
+    ordered = sorted(figures, key=lambda f: f.offset)
+    gpu: str | None = None
+    for i in reversed(range(len(ordered))):
+        figure = ordered[i]
+        end = figure.offset + len(figure.text)
+        m = _GPU_AFTER.match(sentence, end)
+        if m is not None:
+            gpu = m.group("gpu")
+        elif gpu is not None and i + 1 < len(ordered) and _LIST_SEPARATOR.fullmatch(sentence[end : ordered[i + 1].offset]):
+            pass  # a member of the list the GPU closes
+        else:
+            gpu = None
+        if gpu is not None:
+            out[figure.offset] = gpu
+    return out
+
+
 def _specifications(sentence: str, figures: Sequence[Figure]) -> set[int]:
     """Groups of the figures presented as specifications, not measurements.
 
@@ -585,8 +611,10 @@ def figure_problems(prose: str, outputs: Sequence[RecordOutput], written: str = 
     "a 256 MiB buffer", "1e8 cycles, about 50 ms").
     """
     problems: list[FigureProblem] = []
-    for figure in _figures_to_check(prose, written):
-        gpu = _gpu_of(prose, figure.offset)
+    checked = list(_figures_to_check(prose, written))
+    after = _gpus_after(prose, checked)
+    for figure in checked:
+        gpu = after.get(figure.offset) or _gpu_of(prose, figure.offset)
         pool = [o for o in outputs if gpu is None or gpu in o.gpu_name]
         values = _candidates(figure, pool)
         near = sorted({v for v in values if _is_neighbour(figure, v)}, key=lambda v: abs(v - figure.value))
