@@ -300,3 +300,12 @@ def test_a_gpu_named_right_after_a_figure_is_its_gpu():
     assert problem.figure.text == "81,179 MiB" and problem.gpus == (H100,)
     assert figure_problems("That is 81%, 84% and 77% on the H200 and 81%, 84% and 78% on the H100.", outputs) == []
     assert [p.figure.text for p in figure_problems("That is 81%, 84% and 77% on the H200 and 81%, 84% and 77% on the H100.", outputs)] == ["77%"]
+
+
+def test_a_list_member_is_reported_at_its_own_column(make_glossary, capsys):
+    root = _glossary(make_glossary, SNIPPET + "\nOn the H200 we ran this on, the three took 5.14, 5.31 and 10.23 us.\n")
+    _record(root, "warp", "queue 5.14 us\nretire 5.21 us\nsync 10.23 us\n")
+    assert main(["--root", str(root), "check"]) == 1
+    (line,) = capsys.readouterr().out.strip().splitlines()
+    assert line.startswith("glossary/device-software/warp.md:17:50: error: '5.31' matches no figure the snippet printed on NVIDIA H200 (nearest: 5.21, 5.14 us;")
+    assert line.endswith("[figure-drift]")

@@ -42,7 +42,7 @@ works on strings, so it does not care how records are stored on disk.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -198,11 +198,11 @@ class FigureProblem:
         how = {"about": "within 10 % of", "lower": "at or above", "upper": "at or below"}.get(self.figure.qualifier, "rounding to")
         if self.figure.high is not None:
             how = "a range holding"
-        unit = {"": "", "x": "x (printed, or the ratio of two printed figures)"}.get(self.figure.unit, self.figure.unit)
+        unit = {"": "", "x": " x (printed, or the ratio of two printed figures)"}.get(self.figure.unit, " " + self.figure.unit)
         if self.figure.base is not None:
             unit = f"% (printed, or a printed figure as a share of {_fmt(self.figure.base[0])} {self.figure.base[1]})"
         return (f"'{self.figure.text}' matches no figure the snippet printed on {where} "
-                f"(nearest: {shown}{' ' if unit and unit[0] != '%' or unit == '%' else ''}{unit}; a figure must be {how} a printed one)")
+                f"(nearest: {shown}{unit}; a figure must be {how} a printed one)")
 
 
 def _fmt(value: float) -> str:
@@ -272,8 +272,9 @@ def _percent_base(text: str, end: int, figures: Sequence[Figure]) -> tuple[float
     return None
 
 
-def _unit_figures(text: str) -> list[Figure]:
-    """Figures with a unit, ranges and ratios, in text order (list members share the unit)."""
+def parse_figures(text: str) -> list[Figure]:
+    """Every figure in ``text`` with a unit, in text order: a number, a range, a ratio, or the
+    numbers of a list that share the unit after its last one."""
     out: list[Figure] = []
     for m in _FIGURE.finditer(text):
         unit = _UNITS[m.group("unit")]
@@ -322,11 +323,6 @@ def _unit_figures(text: str) -> list[Figure]:
         if own is not None:
             out[i] = Figure(figure.value, "%", figure.text, figure.offset, figure.half_step, figure.qualifier, base=own, group=figure.group)
     return out
-
-
-def parse_figures(text: str) -> list[Figure]:
-    """Every figure in ``text`` with a unit: a number, both ends of a range, or a list sharing a unit."""
-    return _unit_figures(text)
 
 
 def _significant(text: str) -> int:
@@ -425,11 +421,6 @@ def _printed(stdout: str) -> _Printed:
         on_line = [(f.value, f.unit) for f in parse_figures(line) if f.value > 0 and f.unit not in ("x", "%")]
         shares |= {100.0 * a / b for a, u in on_line for b, w in on_line if u == w and a < b}
     return _Printed(figures, numbers, ratios, tuple(sorted(shares)))
-
-
-def printed_figures(outputs: Iterable[RecordOutput]) -> list[tuple[str, float, str]]:
-    """(gpu_name, value, unit) for every figure in the records' stdout, tables included."""
-    return [(output.gpu_name, value, unit) for output in outputs for value, unit in _printed(output.stdout).figures]
 
 
 def _candidates(figure: Figure, outputs: Sequence[RecordOutput]) -> list[float]:
