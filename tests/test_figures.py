@@ -201,6 +201,9 @@ def test_a_paragraph_quoting_the_record_must_name_the_gpu(make_glossary):
         ("The copy reached 85.2 % of the 4,814 GB/s theoretical figure.", "3911 GB/s\n", ["85.2 %"]),
         ("It ran at about 80% of the H200's 4.8 TB/s peak.", "3832 GB/s\n", []),
         ("It ran at about 90% of the H200's 4.8 TB/s peak.", "3832 GB/s\n", ["90%"]),
+        # A percentage below or above a figure.
+        ("The clock came out at 1976 MHz, 0.2 % below the 1980 MHz maximum.", "1976 MHz\n", []),
+        ("The clock came out at 1976 MHz, 0.3 % below the 1980 MHz maximum.", "1976 MHz\n", ["0.3 %"]),
         # Unitless numbers that look measured (a decimal, or three significant digits) and have a
         # printed number nearby must match a printed number.
         ("On the H100 the same three took 4.23, 4.39 and 10.64 us.", "4.23 us\n4.39 us\n10.64 us\n", []),

@@ -178,8 +178,9 @@ class Figure:
     #: The upper end of a range ("276 to 283 cycles"); ``value`` is then its lower end.
     high: float | None = None
     high_half: float = 0.0
-    #: The figure a percentage is a share of ("81.2 % of the 4,814 GB/s"): value and unit.
-    base: tuple[float, str] | None = None
+    #: The figure a percentage is taken of ("81.2 % of the 4,814 GB/s", "0.2 % below the 1980 MHz
+    #: maximum"): value, unit and "of", "below" or "above".
+    base: tuple[float, str, str] | None = None
     #: Offset of the figure that carries the unit of a list ("51.5, 431.2 and 870.6 TFLOP/s"):
     #: the members of one list share it, and a specification keyword exempts the whole list.
     group: int = -1
@@ -200,7 +201,8 @@ class FigureProblem:
             how = "a range holding"
         unit = {"": "", "x": " x (printed, or the ratio of two printed figures)"}.get(self.figure.unit, " " + self.figure.unit)
         if self.figure.base is not None:
-            unit = f"% (printed, or a printed figure as a share of {_fmt(self.figure.base[0])} {self.figure.base[1]})"
+            value, of, relation = self.figure.base
+            unit = f"% (printed, or a printed figure {'as a share of' if relation == 'of' else relation} {_fmt(value)} {of})"
         return (f"'{self.figure.text}' matches no figure the snippet printed on {where} "
                 f"(nearest: {shown}{unit}; a figure must be {how} a printed one)")
 
@@ -258,16 +260,17 @@ def _list_members(text: str, end: int, unit: str, group: int, qualifier: str) ->
     return out
 
 
-def _percent_base(text: str, end: int, figures: Sequence[Figure]) -> tuple[float, str] | None:
-    """The figure a percentage ending at ``end`` is a share of: "83.7 % of the computed 66.91 TFLOP/s"."""
-    m = re.match(r"\s+of\b", text[end:])
+def _percent_base(text: str, end: int, figures: Sequence[Figure]) -> tuple[float, str, str] | None:
+    """The figure a percentage ending at ``end`` is taken of, and how: "83.7 % of the computed
+    66.91 TFLOP/s" (of), "0.2 % below the 1980 MHz maximum" (below), "5 % above 3.2 GHz" (above)."""
+    m = re.match(r"\s+(?P<relation>of|below|above)\b", text[end:])
     if m is None:
         return None
     after = end + m.end()
     for figure in figures:
         if after <= figure.offset <= after + REFERENCE_REACH and figure.unit in _SCALE and figure.high is None:
             if _CLAUSE_END.search(text[after : figure.offset]) is None:
-                return figure.value, figure.unit
+                return figure.value, figure.unit, m.group("relation")
             return None
     return None
 
@@ -309,7 +312,7 @@ def parse_figures(text: str) -> list[Figure]:
         out.append(Figure(value, "x", text_, start, half, _qualifier(text[max(0, start - 20) : start]), group=start))
     out.sort(key=lambda f: f.offset)
     # "84 % and 82 % of the 4,814 GB/s": a share "of" a figure, and the shares listed before it.
-    base: tuple[float, str] | None = None
+    base: tuple[float, str, str] | None = None
     for i in reversed(range(len(out))):
         figure = out[i]
         if figure.unit != "%" or figure.high is not None:
@@ -447,7 +450,9 @@ def _candidates(figure: Figure, outputs: Sequence[RecordOutput]) -> list[float]:
         if figure.base is not None:
             quantity, base_scale = _SCALE[figure.base[1]]
             whole = figure.base[0] * base_scale
-            out += [100.0 * v * _SCALE[u][1] / whole for v, u in printed.figures if u in _SCALE and _SCALE[u][0] == quantity and whole > 0]
+            same = [v * _SCALE[u][1] for v, u in printed.figures if u in _SCALE and _SCALE[u][0] == quantity and whole > 0]
+            sign = {"of": 0.0, "below": -1.0, "above": 1.0}[figure.base[2]]
+            out += [100.0 * v / whole if not sign else 100.0 * sign * (v - whole) / whole for v in same]
     return out
 
 
@@ -551,7 +556,7 @@ def _specifications(sentence: str, figures: Sequence[Figure]) -> set[int]:
     # The whole a share is taken of ("83 % of its 3.35 TB/s") is a ceiling, not a measurement.
     for share in figures:
         if share.base is not None:
-            groups |= {f.group for f in physical if f.offset > share.offset and (f.value, f.unit) == share.base}
+            groups |= {f.group for f in physical if f.offset > share.offset and (f.value, f.unit) == share.base[:2]}
     return groups
 
 
