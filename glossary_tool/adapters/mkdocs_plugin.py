@@ -15,7 +15,7 @@ import logging
 import posixpath
 from bisect import bisect_left
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from itertools import accumulate
 from pathlib import Path
 from typing import Any, TypeVar
@@ -92,6 +92,21 @@ OVERRIDES = {
 #: character of body text.
 PARENT_SHARE = 0.5
 SNIPPET_WEIGHT = 6000
+
+
+@dataclass
+class Reused:
+    """Page-cache entries a forked process used: names it found, and what it made."""
+
+    taken: list[str] = field(default_factory=list)
+    made: dict[str, Any] = field(default_factory=dict)
+
+    def into(self, cache: Cache) -> None:
+        """Mark them used in ``cache`` (of this process), so that its save keeps them."""
+        for name in self.taken:
+            cache.get(name)
+        for name, value in self.made.items():
+            cache.put(name, value)
 
 
 @dataclass(frozen=True)
@@ -232,9 +247,13 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         site_url, site_name = config.site_url or "/", config.site_name
         map_url = files.get_file_from_path(MAP_SRC).url
 
-        def books() -> tuple[bytes, list[Leftover], dict[str, str], list[Diagnostic]]:
+        def books() -> tuple[bytes, list[Leftover], dict[str, str], list[Diagnostic], Reused]:
+            # In the child: what it takes from the page cache or adds to it goes back to
+            # this process, which saves the cache.
+            reused = Reused()
+            memo = self._through_cache(lambda term: ("book term", term.path, term.body), lambda term, make: make(), reused)
             llms_files = self._llms(site_url, site_name).files
-            return (*epub_with_leftovers(book), llms_files, llms_leftovers(glossary, llms_files))
+            return (*epub_with_leftovers(replace(book, memo=memo)), llms_files, llms_leftovers(glossary, llms_files), reused)
 
         self._prerender(files)
         self.map_job = Job(lambda: map_markdown(glossary, _href_from(glossary, map_url, files)))
@@ -287,8 +306,9 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         glossary = self.loaded.glossary
         published = self.publisher.write(site_dir)  # feed.xml, terms.json, the feed in the sitemap
         if self.active is None:
+            epub, epub_leftovers, llms_files, llms_found, reused = self._side_results(self.side_job)
+            reused.into(self._pages)
             self._pages.save()
-            epub, epub_leftovers, llms_files, llms_found = self._side_results(self.side_job)
             write_bytes(site_dir / pages.EPUB_SRC, epub, durable=False)
             _report(output_diagnostics(glossary, epub_leftovers, "the EPUB"))
             _report(llms_found)
@@ -406,15 +426,20 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         shown = [repr(sorted(self.term_urls)), repr(self.loaded.diagrams), repr(self.loaded.instructions), config.site_url or "", config.site_name]
         self._site = site_digest(self.loaded.glossary, records_dir=project.records_dir, config=config_bytes, extra=shown)
 
-    def _through_cache(self, inputs: Callable[[Term], tuple[str, ...]], make: Callable[[Term], T]) -> Callable[[Term], T]:
-        """``make`` through the page cache: keyed by the shared digest and ``inputs(term)``."""
+    def _through_cache(self, inputs: Callable[[Term], tuple[str, ...]], make: Callable[..., T], reused: Reused | None = None) -> Callable[..., T]:
+        """``make`` through the page cache, keyed by the shared digest and ``inputs(term)``;
+        ``reused`` collects what a forked process took or made, for this one to keep."""
 
-        def cached(term: Term) -> T:
+        def cached(term: Term, *args: Any) -> T:
             name = key(*inputs(term), self._site)
             found = self._pages.get(name)
             if found is None:
-                found = make(term)
+                found = make(term, *args)
                 self._pages.put(name, found)
+                if reused is not None:
+                    reused.made[name] = found
+            elif reused is not None:
+                reused.taken.append(name)
             return found
 
         return cached
