@@ -61,23 +61,29 @@ def link_glossary(loaded: LoadResult) -> tuple[Glossary, list[Diagnostic]]:
     for term in [*terms, *pages]:
         is_page = term.slug.startswith("_index:")
         found: list[Link] = []
+        slug = term.slug
         for xref in term.xrefs:
-            target = resolve(term, xref, index, by_slug, out)
-            if target is None:
-                continue
-            found.append(Link(term.slug, target.slug, xref))
-            if is_page:
-                continue
-            sources_of[target.slug][term.slug] = None
-            targets_of[term.slug].add(target.slug)
-        links[term.slug] = tuple(found)
+            targets = index.resolve(xref.target)
+            if len(targets) == 1 and xref.anchor is None and targets[0] != slug:
+                target_slug = targets[0]  # what resolve() gives (most references): checked inline
+            else:
+                target = resolve(term, xref, index, by_slug, out)
+                if target is None:
+                    continue
+                target_slug = target.slug
+            found.append(Link(slug, target_slug, xref))
+            if not is_page:
+                sources_of[target_slug][slug] = None
+                targets_of[slug].add(target_slug)
+        links[slug] = tuple(found)
 
     equivalent_links = {term.slug: found for term in terms if (found := link_equivalents(term, lambda t, x: resolve(t, x, index, by_slug, out), out))}
 
     backlinks: dict[str, tuple[str, ...]] = {}
+    rank = {slug: (position.get(slug, len(position)), slug) for slug in by_slug}  # backlinks in reading order
     for term in terms:
         sources = list(sources_of.get(term.slug, ()))
-        backlinks[term.slug] = tuple(sorted(sources, key=lambda s: (position.get(s, len(position)), s)))
+        backlinks[term.slug] = tuple(sorted(sources, key=rank.__getitem__))
         outbound = targets_of.get(term.slug, set())
         if not sources:
             out.append(warning(term.path, 1, 1, "orphan", "no other term links here; link to it from a related term"))
