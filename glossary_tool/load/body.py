@@ -282,7 +282,7 @@ def _xref_in_html(path: str, line: int, content: str, out: list[Diagnostic]) -> 
 
 def _inline(path: str, offset: int, lines: list[str], token: Token, xrefs: list[XRef], out: list[Diagnostic]) -> None:
     content = token.content
-    start_line = (token.map or (0, 0))[0]
+    start_line = token.map[0] if token.map is not None else _first_line_holding(lines, content.split("\n")[0])
     for child in token.children or []:
         if child.type == "text" and "[[" in child.content:
             line, col = _find_raw(lines, start_line, child.content[child.content.index("[[") :].split("\n")[0])
@@ -321,6 +321,11 @@ def _inline(path: str, offset: int, lines: list[str], token: Token, xrefs: list[
     _check_html(path, offset + start_line + 1, text_only, out)
 
 
+def _first_line_holding(lines: list[str], text: str) -> int:
+    """The first body line that contains ``text`` (0 when none does)."""
+    return next((i for i, line in enumerate(lines) if text in line), 0)
+
+
 def _locate_xrefs(lines: list[str], tokens: list[Token]) -> None:
     """Record where in the body each xref token was written (see parse_tokens).
 
@@ -331,13 +336,14 @@ def _locate_xrefs(lines: list[str], tokens: list[Token]) -> None:
     """
     ends: dict[int, int] = {}  # body line -> column after the last xref placed on it (table cells share a line)
     for token in tokens:
-        if token.type != "inline" or not token.children or token.map is None:
+        if token.type != "inline" or not token.children:
             continue
         xref_children = [c for c in token.children if c.type == "xref" or (c.type == "text" and "[[" in c.content)]
         if not xref_children:
             continue
         content = token.content
-        start_line = token.map[0]
+        # An inline footnote (^[...]) arrives without a source map: its text is found in the body.
+        start_line = token.map[0] if token.map is not None else _first_line_holding(lines, content.split("\n")[0])
         newlines = [m.start() for m in _NEWLINE.finditer(content)]
         for child in token.children:
             if child.type != "xref":
