@@ -1,8 +1,11 @@
 """Read ``diagrams/*.yml`` into :class:`Diagram` values, and check them against the glossary.
 
-The YAML is composed (not just loaded) so every node keeps its line: a typo in a box, an
-unknown ``term`` or a dangling arrow is reported at ``diagrams/<name>.yml:<line>`` like any
-other ``glossary check`` problem, and a broken diagram never stops the rest of the build.
+The shape of a diagram file is declared once below (:data:`DIAGRAM`, :data:`BOX`...) with the
+schema layer of :mod:`glossary_tool.load.schema`, which checks the composed YAML and reports
+each problem at its node: a typo in a box, an unknown ``term`` or a dangling arrow is reported
+at ``diagrams/<name>.yml:<line>:<col>`` like any other ``glossary check`` problem, and a broken
+diagram never stops the rest of the build. What a schema cannot say (ids unique, arrows
+naming boxes, points inside the axes) is checked here, through the same path-to-line helper.
 """
 
 from __future__ import annotations
@@ -15,13 +18,10 @@ from pathlib import Path as FilePath
 from types import MappingProxyType
 from typing import Any
 
-import yaml
-
 from glossary_tool.diagnostics import Diagnostic, error, warning
 from glossary_tool.draw.model import ALIGNS, LAYOUTS, Arrow, Axis, Box, Diagram, Mark, Plot, Series
 from glossary_tool.draw.style import TONES
 from glossary_tool.load import schema
-from glossary_tool.load.frontmatter import loader_for
 from glossary_tool.load.schema import Check, Choice, Codes, Document, Field, Fields, Flag, ListOf, Number, Pair, Path, Raw, Record, Text, Whole, collapse
 from glossary_tool.model import Glossary, Term
 from glossary_tool.text import SLUG_RE
@@ -134,18 +134,12 @@ DIAGRAM = Record(
 
 def parse_diagram(name: str, path: str, text: str) -> tuple[Diagram | None, list[Diagnostic]]:
     """One diagram from its YAML text; ``path`` is how diagnostics name the file."""
-    try:
-        node = yaml.compose(text, Loader=loader_for(text))
-    except RecursionError:
-        return None, [error(path, 1, 1, SYNTAX, "invalid YAML: nested too deeply")]
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        line, col = ((mark.line + 1, mark.column + 1) if mark is not None else (1, 1))
-        return None, [error(path, line, col, SYNTAX, f"invalid YAML: {problem}")]
+    doc, broken = schema.compose(path, text, "invalid YAML", code=SYNTAX)
+    if doc is None:
+        return None, broken
+    node = doc.root
     if node is None:
         return None, [error(path, 1, 1, INVALID, "diagram file is empty; it needs 'title', 'description' and 'boxes'")]
-    doc = Document(path, node)
     ck = Check(CODES)
     if not SLUG_RE.match(name):
         ck.fail((), f"diagram file name '{name}' must be a kebab-case name such as 'sm-architecture.yml'")

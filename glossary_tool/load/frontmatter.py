@@ -1,8 +1,9 @@
-"""Split, parse and validate YAML front matter, keeping a line number for every field.
+"""Split and compose YAML front matter; check its fields against the schema.
 
-YAML is parsed with the safe loader only (no arbitrary tags); it is composed first so each
-top-level key keeps its line, which lets a diagnostic point at ``summary:`` rather than
-at line 1.
+YAML is parsed with the safe loader only (no arbitrary tags) and composed once: the fields
+are checked on that node tree by :mod:`glossary_tool.load.schema`, which reports each
+problem at its node (``sources[2].url`` at that url, not at ``sources:`` or line 1). What
+the schema cannot say (a summary is one sentence) is checked here, through the same helper.
 """
 
 from __future__ import annotations
@@ -15,25 +16,7 @@ import yaml
 
 from glossary_tool.diagnostics import Diagnostic, error
 from glossary_tool.load import schema
-
-try:  # libyaml when present: ~10x faster on 5,000-term glossaries
-    _Loader: type = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - pure-Python fallback
-    _Loader = yaml.SafeLoader
-
-#: libyaml composes recursively in C: YAML nested some 100,000 levels deep overflows the C
-#: stack and kills the process (SIGSEGV), which no except clause can catch. Text that could
-#: nest deeper than this goes to the pure-Python loader, whose RecursionError is a diagnostic.
-C_SAFE_DEPTH = 1000
-
-
-def loader_for(text: str) -> type:
-    """The fast C loader, unless ``text`` has enough brackets or indentation to nest dangerously deep."""
-    if _Loader is yaml.SafeLoader:
-        return _Loader
-    if text.count("[") + text.count("{") > C_SAFE_DEPTH or any(len(line) - len(line.lstrip(" \t-?:")) > 2 * C_SAFE_DEPTH for line in text.split("\n")):
-        return yaml.SafeLoader
-    return _Loader
+from glossary_tool.load.schema import loader_for  # noqa: F401  (imported from here by other modules)
 
 #: The keys each kind of page may use, in the order the schema declares them.
 TERM_FIELDS = tuple(schema.TERM.fields)
@@ -76,26 +59,27 @@ def parse(path: str, text: str) -> FrontMatter:
     yaml_text, offset, body, diags = split(path, text)
     if yaml_text is None:
         return FrontMatter({}, {}, offset, body, tuple(diags))
-    try:
-        node = yaml.compose(yaml_text, Loader=loader_for(yaml_text))
-    except RecursionError:
-        return FrontMatter({}, {}, offset, body, (error(path, 2, 1, "yaml-syntax", "invalid YAML in front matter: nested too deeply"),))
-    except yaml.YAMLError as exc:
-        return FrontMatter({}, {}, offset, body, (_yaml_error(path, exc, yaml_text),))
+    # the YAML starts on file line 2; a missing field is reported at the opening '---'
+    doc, broken = schema.compose(path, yaml_text, "invalid YAML in front matter", line_offset=2, origin=(1, 1), explain=_yaml_error)
+    if doc is None:
+        return FrontMatter({}, {}, offset, body, tuple(broken))
+    node = doc.root
     if node is None:
         return FrontMatter({}, {}, offset, body, (error(path, 1, 1, "frontmatter-empty", "front matter is empty; it needs at least 'title' and 'summary'"),))
     if not isinstance(node, yaml.MappingNode):
         line = node.start_mark.line + 2
         what = "a list" if isinstance(node, yaml.SequenceNode) else "a single value"
         return FrontMatter({}, {}, offset, body, (error(path, line, 1, "frontmatter-type", f"front matter must be a mapping of fields, not {what}"),))
-    # the YAML starts on file line 2; a missing field is reported at the opening '---'
-    doc = schema.Document(path, node, line_offset=2, origin=(1, 1))
     out: list[Diagnostic] = []
     data: dict[str, Any] = {}
     lines: dict[str, int] = {}
     for key_node, value_node in node.value:
         key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
         if key not in TERM_FIELDS or key in data:  # the first use that constructs wins
+            continue
+        if value_node.tag == "tag:yaml.org,2002:str":  # what constructing it gives, sooner
+            data[key] = value_node.value
+            lines[key] = key_node.start_mark.line + 2
             continue
         try:
             # built from the composed node: the same value as serializing it and loading it

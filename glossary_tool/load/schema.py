@@ -28,6 +28,7 @@ extra):
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -35,7 +36,26 @@ from typing import Any
 
 import yaml
 
-from glossary_tool.diagnostics import Diagnostic, Severity
+from glossary_tool.diagnostics import Diagnostic, Severity, error
+
+try:  # libyaml when present: ~10x faster on 5,000-term glossaries
+    _Loader: type = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - pure-Python fallback
+    _Loader = yaml.SafeLoader
+
+#: libyaml composes recursively in C: YAML nested some 100,000 levels deep overflows the C
+#: stack and kills the process (SIGSEGV), which no except clause can catch. Text that could
+#: nest deeper than this goes to the pure-Python loader, whose RecursionError is a diagnostic.
+C_SAFE_DEPTH = 1000
+
+
+def loader_for(text: str) -> type:
+    """The fast C loader, unless ``text`` has enough brackets or indentation to nest dangerously deep."""
+    if _Loader is yaml.SafeLoader:
+        return _Loader
+    if text.count("[") + text.count("{") > C_SAFE_DEPTH or any(len(line) - len(line.lstrip(" \t-?:")) > 2 * C_SAFE_DEPTH for line in text.split("\n")):
+        return yaml.SafeLoader
+    return _Loader
 
 #: A position in a document: mapping keys and 0-based list indexes, e.g. ("sources", 0, "url").
 Path = tuple[Any, ...]
@@ -80,6 +100,20 @@ def kind(node: yaml.Node) -> str:
 def collapse(text: str) -> str:
     """Runs of whitespace (a folded line break too) become one space."""
     return " ".join(text.split())
+
+
+class Label:
+    """How a message names a value (``field 'title'``, ``sources[2].url``), formatted only
+    when a message needs it: most values pass, and a check runs on every term."""
+
+    __slots__ = ("key", "parent", "path", "template")
+
+    def __init__(self, template: str, path: Path, parent: object, key: str = ""):
+        self.template, self.path, self.parent, self.key = template, path, parent, key
+
+    def __str__(self) -> str:
+        n = self.path[-1] + 1 if self.path and isinstance(self.path[-1], int) else ""
+        return self.template.format(key=self.key, at=render(self.path), parent=self.parent, n=n)
 
 
 @dataclass(frozen=True)
@@ -166,10 +200,10 @@ class Check:
         self.problems.append(Problem(path, message, code or self.codes.invalid))
         return INVALID
 
-    def expect(self, path: Path, what: str, expected: str) -> Any:
+    def expect(self, path: Path, what: object, expected: str) -> Any:
         return self.fail(path, self.override or f"{what} must be {expected}")
 
-    def check(self, shape: Shape, node: yaml.Node, path: Path, what: str) -> Any:
+    def check(self, shape: Shape, node: yaml.Node, path: Path, what: object) -> Any:
         """``node`` checked against ``shape``: its value, or INVALID once a problem is recorded."""
         if node.tag not in _SAFE_TAGS and not (isinstance(node, yaml.ScalarNode) and node.tag == "!"):
             tag = node.tag.replace("tag:yaml.org,2002:", "!!")
@@ -202,7 +236,7 @@ class Fields(dict):
 class Shape:
     """What a node must look like. ``check`` returns the value (tidied) or INVALID."""
 
-    def check(self, node: yaml.Node, path: Path, ck: Check, what: str) -> Any:
+    def check(self, node: yaml.Node, path: Path, ck: Check, what: object) -> Any:
         raise NotImplementedError
 
 
@@ -211,7 +245,7 @@ class Raw(Shape):
     """Any node, handed back as it is: for a loader that walks a recursive shape (boxes in
     boxes) itself, to bound its depth and size."""
 
-    def check(self, node: yaml.Node, path: Path, ck: Check, what: str) -> Any:
+    def check(self, node: yaml.Node, path: Path, ck: Check, what: object) -> Any:
         return node
 
 
@@ -224,7 +258,7 @@ class Text(Shape):
     tidy: Callable[[str], str] = str.strip
     expected: str = "a non-empty string"
 
-    def check(self, node: yaml.Node, path: Path, ck: Check, what: str) -> Any:
+    def check(self, node: yaml.Node, path: Path, ck: Check, what: object) -> Any:
         value = ck.scalar(node)
         if self.numbers and isinstance(value, (int, float)) and not isinstance(value, bool):
             value = node.value
@@ -237,7 +271,7 @@ class Text(Shape):
 class Url(Shape):
     """An absolute http(s) URL (a source must not be ``javascript:``)."""
 
-    def check(self, node: yaml.Node, path: Path, ck: Check, what: str) -> Any:
+    def check(self, node: yaml.Node, path: Path, ck: Check, what: object) -> Any:
         value = ck.scalar(node)
         if not isinstance(value, str) or not value.strip().startswith(("https://", "http://")):
             return ck.expect(path, what, "an http(s) URL")
@@ -250,7 +284,7 @@ class Choice(Shape):
 
     options: tuple[str, ...]
 
-    def check(self, node: yaml.Node, path: Path, ck: Check, what: str) -> Any:
+    def check(self, node: yaml.Node, path: Path, ck: Check, what: object) -> Any:
         value = ck.scalar(node)
         if not isinstance(value, str) or value not in self.options:
             close = difflib.get_close_matches(value, self.options, n=1) if isinstance(value, str) else []
@@ -265,7 +299,7 @@ class Whole(Shape):
     low: int
     high: int
 
-    def check(self, node: yaml.Node, path: Path, ck: Check, what: str) -> Any:
+    def check(self, node: yaml.Node, path: Path, ck: Check, what: object) -> Any:
         value = ck.scalar(node)
         if isinstance(value, bool) or not isinstance(value, int) or not self.low <= value <= self.high:
             return ck.expect(path, what, f"a whole number from {self.low} to {self.high}")
@@ -280,7 +314,7 @@ class Number(Shape):
     least: float | None = None
     most: float | None = None
 
-    def check(self, node: yaml.Node, path: Path, ck: Check, what: str) -> Any:
+    def check(self, node: yaml.Node, path: Path, ck: Check, what: object) -> Any:
         value = ck.scalar(node)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or (self.positive and value <= 0):
             return ck.expect(path, what, f"a {'positive ' if self.positive else ''}number")
@@ -293,7 +327,7 @@ class Number(Shape):
 
 @dataclass(frozen=True)
 class Flag(Shape):
-    def check(self, node: yaml.Node, path: Path, ck: Check, what: str) -> Any:
+    def check(self, node: yaml.Node, path: Path, ck: Check, what: object) -> Any:
         value = ck.scalar(node)
         return value if isinstance(value, bool) else ck.expect(path, what, "true or false")
 
@@ -313,7 +347,7 @@ class ListOf(Shape):
     expected: str = "a list"
     item_what: str = "{at}"
 
-    def check(self, node: yaml.Node, path: Path, ck: Check, what: str) -> Any:
+    def check(self, node: yaml.Node, path: Path, ck: Check, what: object) -> Any:
         if not isinstance(node, yaml.SequenceNode):
             return ck.expect(path, what, f"{self.expected}, not {kind(node)}")
         if len(node.value) < self.min_items or (self.max_items is not None and len(node.value) > self.max_items):
@@ -321,7 +355,7 @@ class ListOf(Shape):
         items = []
         for index, child in enumerate(node.value):
             at = (*path, index)
-            value = ck.check(self.item, child, at, self.item_what.format(at=render(at), n=index + 1, parent=what))
+            value = ck.check(self.item, child, at, Label(self.item_what, at, what))
             if value is not INVALID:
                 items.append(value)
         return tuple(items)  # the good items, for the loader's own checks (the rest are reported)
@@ -331,7 +365,7 @@ class ListOf(Shape):
 class Pair(Shape):
     """``[x, y]``: two numbers."""
 
-    def check(self, node: yaml.Node, path: Path, ck: Check, what: str) -> Any:
+    def check(self, node: yaml.Node, path: Path, ck: Check, what: object) -> Any:
         if not isinstance(node, yaml.SequenceNode) or len(node.value) != 2:
             return ck.expect(path, what, "a pair [x, y]")
         x, y = (ck.check(Number(), n, (*path, i), what) for i, n in enumerate(node.value))
@@ -347,7 +381,7 @@ class MapOf(Shape):
     nullable: bool = True
     expected: str = "a mapping"
 
-    def check(self, node: yaml.Node, path: Path, ck: Check, what: str) -> Any:
+    def check(self, node: yaml.Node, path: Path, ck: Check, what: object) -> Any:
         if not isinstance(node, yaml.MappingNode):
             return ck.expect(path, what, f"{self.expected}, not {kind(node)}")
         pairs: list[tuple[str, Any]] = []
@@ -364,7 +398,7 @@ class MapOf(Shape):
             if self.nullable and value_node.tag == "tag:yaml.org,2002:null":
                 pairs.append((key, None))
                 continue
-            value = ck.check(self.value, value_node, (*path, key), f"{what}.{key}")
+            value = ck.check(self.value, value_node, (*path, key), Label("{parent}.{key}", path, what, key))
             if value is not INVALID:
                 pairs.append((key, value))
         return tuple(pairs)
@@ -422,7 +456,7 @@ class Record(Shape):
                 out.append((index, key, key_node, value_node))
         return out
 
-    def check(self, node: yaml.Node, path: Path, ck: Check, what: str) -> Any:
+    def check(self, node: yaml.Node, path: Path, ck: Check, what: object) -> Any:
         if not isinstance(node, yaml.MappingNode):
             return ck.fail(path, f"{what} must be {self.expected or 'a mapping of keys (' + ', '.join(self.fields) + ')'}, not {kind(node)}")
         override, ck.override = ck.override, None
@@ -431,39 +465,66 @@ class Record(Shape):
         finally:
             ck.override = override
 
-    def _fields(self, node: yaml.MappingNode, path: Path, ck: Check, what: str) -> Any:
+    def _fields(self, node: yaml.MappingNode, path: Path, ck: Check, what: object) -> Any:
         values = Fields(path)
-        first: dict[str, int] = {}
+        first: dict[str, yaml.Node] = {}
+        fields, label = self.fields, self.label
         for index, (key_node, value_node) in enumerate(node.value):
-            key_path = (*path, KeyAt(index))
-            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
-            if not isinstance(key, str):
-                ck.fail(key_path, f"the keys of {what} must be plain strings")
+            key = key_node.value if type(key_node) is yaml.ScalarNode else None
+            spec = fields.get(key) if key not in first else None
+            if spec is None:  # the rare paths: a bad, repeated or unknown key
+                self._bad_key(key, index, first, path, ck, what)
+                if isinstance(key, str):
+                    first.setdefault(key, key_node)
                 continue
-            if key in first:
-                ck.fail(key_path, self.duplicate.format(key=key, parent=what, first=first[key], at=render((*path, key)), hint=""), ck.codes.duplicate)
-                continue
-            first[key] = key_node.start_mark.line + ck.line_offset
-            spec = self.fields.get(key)
-            if spec is None:
-                close = difflib.get_close_matches(key, list(self.fields), n=1)
-                hint = f"; did you mean '{close[0]}'?" if close else f"; allowed: {', '.join(self.fields)}"
-                ck.fail(key_path, self.unknown.format(key=key, parent=what, hint=hint, at=render((*path, key)), first=""), ck.codes.unknown)
-                continue
+            first[key] = key_node
             if spec.nullable and value_node.tag == "tag:yaml.org,2002:null":
                 continue
             at = (*path, key)
             ck.override = spec.message
-            value = ck.check(spec.shape, value_node, at, (spec.label or self.label).format(key=key, at=render(at), parent=what))
+            value = ck.check(spec.shape, value_node, at, Label(spec.label or label, at, what, key))
             ck.override = None
             if value is not INVALID:
                 values[key] = value
         complete = True
-        for key, spec in self.fields.items():
-            if spec.required and key not in first:
+        for key in self.required:
+            if key not in first:
+                spec = self.fields[key]
                 ck.fail((*path, key), (spec.missing or self.missing).format(key=key, parent=what, at=render((*path, key)), hint="", first=""), self.missing_code or ck.codes.missing)
-            complete = complete and (key in values or not spec.required)
+            complete = complete and key in values
         return values if complete or self.partial else INVALID
+
+    def _bad_key(self, key: str | None, index: int, first: dict[str, yaml.Node], path: Path, ck: Check, what: object) -> None:
+        key_path = (*path, KeyAt(index))
+        if not isinstance(key, str):
+            ck.fail(key_path, f"the keys of {what} must be plain strings")
+        elif key in first:
+            line = first[key].start_mark.line + ck.line_offset
+            ck.fail(key_path, self.duplicate.format(key=key, parent=what, first=line, at=render((*path, key)), hint=""), ck.codes.duplicate)
+        else:
+            close = difflib.get_close_matches(key, list(self.fields), n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else f"; allowed: {', '.join(self.fields)}"
+            ck.fail(key_path, self.unknown.format(key=key, parent=what, hint=hint, at=render((*path, key)), first=""), ck.codes.unknown)
+
+    @functools.cached_property
+    def required(self) -> tuple[str, ...]:
+        return tuple(key for key, spec in self.fields.items() if spec.required)
+
+
+def compose(shown: str, text: str, what: str, *, line_offset: int = 1, origin: tuple[int, int] | None = None, explain: Callable[[str, yaml.YAMLError, str], Diagnostic] | None = None, code: str = "yaml-syntax") -> tuple[Document | None, list[Diagnostic]]:
+    """``text`` composed once into a :class:`Document` (its root None for an empty one), or
+    the syntax error that stopped it, at the mark PyYAML gives (``explain`` may do better)."""
+    try:
+        return Document(shown, yaml.compose(text, Loader=loader_for(text)), line_offset, origin), []
+    except RecursionError:
+        return None, [error(shown, line_offset, 1, code, f"{what}: nested too deeply")]
+    except yaml.YAMLError as exc:
+        if explain is not None:
+            return None, [explain(shown, exc, text)]
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        line, col = (mark.line + line_offset, mark.column + 1) if mark is not None else (1, 1)
+        return None, [error(shown, line, col, code, f"{what}: {problem}")]
 
 
 def validate(doc: Document, shape: Shape, codes: Codes, what: str) -> tuple[Any, list[Diagnostic]]:

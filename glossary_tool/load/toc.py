@@ -13,7 +13,6 @@ import yaml
 
 from glossary_tool.diagnostics import Diagnostic, error
 from glossary_tool.load import schema
-from glossary_tool.load.frontmatter import loader_for
 from glossary_tool.model import SECTIONS
 
 TOC_NAME = "toc.yml"
@@ -36,18 +35,17 @@ def read_toc(root: Path, out: list[Diagnostic]) -> ReadingOrder:
         return ReadingOrder((), {})
     try:
         text = path.read_text(encoding="utf-8")
-        node = yaml.compose(text, Loader=loader_for(text))
-    except RecursionError:
-        out.append(error(shown, 1, 1, "yaml-syntax", "invalid reading order: nested too deeply"))
+    except (UnicodeDecodeError, OSError) as exc:
+        out.append(error(shown, 1, 1, "yaml-syntax", f"invalid reading order: {exc}"))
         return ReadingOrder((), {})
-    except (yaml.YAMLError, UnicodeDecodeError, OSError) as exc:
-        mark = getattr(exc, "problem_mark", None)
-        out.append(error(shown, (mark.line + 1) if mark else 1, (mark.column + 1) if mark else 1, "yaml-syntax", f"invalid reading order: {getattr(exc, 'problem', exc)}"))
+    doc, broken = schema.compose(shown, text, "invalid reading order")
+    out.extend(broken)
+    if doc is None:
         return ReadingOrder((), {})
+    node = doc.root
     if node is None:
         out.append(error(shown, 1, 1, "toc-invalid", "toc.yml is empty; it must map each section to a list of term slugs"))
         return ReadingOrder((), {})
-    doc = schema.Document(shown, node)
     shape = schema.toc_shape(SECTIONS)
     found, problems = schema.validate(doc, shape, schema.TOC_CODES, "toc.yml")
     out.extend(problems)
