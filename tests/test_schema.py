@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from glossary_tool.commands.changed import front_matter
 from glossary_tool.diagnostics import Diagnostic
 from glossary_tool.draw import parse_diagram
 from glossary_tool.load import frontmatter, schema
@@ -148,6 +149,8 @@ HOSTILE = [
     "a: &a [*a]\ntitle: *a\nboxes: *a\nsources: *a\n",
     "? {a: b}\n: c\n? [d]\n: e\n",
     "title: !!binary aGVsbG8=\nsummary: !!timestamp 2001-12-14\nboxes: [!!set {a}]\n",
+    # tags whose converter raises ValueError, KeyError, AttributeError (a traceback before)
+    "title: !!int abc\nsummary: !!bool maybe\nboxes: [{width: !!float x}]\nsources: [!!timestamp nope]\naliases: [!!int x]\n",
 ]
 
 
@@ -155,6 +158,7 @@ HOSTILE = [
 def test_hostile_yaml_gives_diagnostics_not_tracebacks(tmp_path, text):
     lines = text.count("\n") + 2
     found = [*front("---\n" + text + "---\n"), *diagram(text), *toc(tmp_path, text)]
+    front_matter("t.md", "---\n" + text + "---\n")  # `check --changed` reads a base version the same way
     assert found, "every one of these is wrong somewhere"
     assert all(1 <= d.line <= lines and d.col >= 1 for d in found), [d.format() for d in found]
 

@@ -1,13 +1,15 @@
 """One schema layer for the YAML the glossary reads: front matter, ``glossary/toc.yml`` and
 ``diagrams/*.yml``.
 
-Each file's shape is declared once here (or, for diagrams, beside the diagram model) as frozen
-:class:`Record`, :class:`ListOf`, :class:`Text`... values, and :func:`validate` checks a composed
-YAML node tree against it. Every problem is a :class:`Problem` with a path such as
-``("sources", 0, "url")``; :meth:`Document.diagnostic` is the one place that turns a path into
+Each file's shape is declared once as frozen :class:`Record`, :class:`ListOf`, :class:`Text`...
+values: front matter and toc.yml at the end of this module, diagrams in
+:mod:`glossary_tool.draw.load` (beside the diagram model, so that ``load/`` never imports
+``draw/``). :func:`compose` parses a file once and :func:`validate` checks the node tree
+against a shape. Every problem is a :class:`Problem` with a path such as ``("sources", 0,
+"url")``; :meth:`Document.diagnostic` is the one place that turns a path into
 ``file:line:col`` (the node at that path, else its nearest existing parent). Loaders use the
 same helper for the checks a schema cannot state (an arrow naming no box, a summary of two
-sentences), so no loader reads a YAML mark itself.
+sentences), so none turns a problem into a position by itself.
 
 Why a small layer of our own rather than pydantic (considered, and installed for the ``mcp``
 extra):
@@ -56,6 +58,7 @@ def loader_for(text: str) -> type:
     if text.count("[") + text.count("{") > C_SAFE_DEPTH or any(len(line) - len(line.lstrip(" \t-?:")) > 2 * C_SAFE_DEPTH for line in text.split("\n")):
         return yaml.SafeLoader
     return _Loader
+
 
 #: A position in a document: mapping keys and 0-based list indexes, e.g. ("sources", 0, "url").
 Path = tuple[Any, ...]
@@ -218,7 +221,7 @@ class Check:
             return node.value
         try:
             return _SCALAR.yaml_constructors[node.tag](_SCALAR, node)
-        except (yaml.YAMLError, ValueError, KeyError):
+        except Exception:  # noqa: BLE001 - `!!int abc`, `!!bool maybe`: PyYAML raises what its converter does
             return INVALID
 
 
