@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from glossary_tool.diagnostics import Diagnostic, error
-from glossary_tool.load import cache, frontmatter
+from glossary_tool.load import cache, frontmatter, schema
 from glossary_tool.load.body import ParsedBody, parse_body
 from glossary_tool.load.cache import Cache
 from glossary_tool.load.equivalents import equivalent_xrefs
@@ -130,7 +130,7 @@ def parse_term(file: TermFile) -> tuple[Term | None, tuple[Diagnostic, ...]]:
     out.extend(fm.diagnostics)
     if not fm.data and fm.diagnostics:
         return None, tuple(out)
-    clean, problems = frontmatter.validate_term(file.shown, fm)
+    clean, problems = frontmatter.validate(fm)
     out.extend(problems)
     body = parse_body(file.shown, fm.body, fm.body_offset)
     out.extend(body.diagnostics)
@@ -184,33 +184,30 @@ def load_section_page(root: Path, path: Path, slug: str, out: list[Diagnostic]) 
     text = read_text(root, path, out)
     if text is None:
         return None
-    fm = frontmatter.parse(shown, text, frontmatter.SECTION_FIELDS)
+    fm = frontmatter.parse(shown, text)
+    clean, problems = frontmatter.validate(fm, schema.SECTION)
     out.extend(fm.diagnostics)
-    title = fm.data.get("title")
-    summary = fm.data.get("summary")
-    if not isinstance(title, str) or not title.strip():
-        out.append(error(shown, fm.lines.get("title", 1), 1, "field-missing" if "title" not in fm.data else "field-invalid", "section page needs a 'title' string"))
-        title = SECTION_TITLES.get(slug, slug)
-    out.extend(frontmatter.validate_summary(shown, fm.lines.get("summary", 1), summary))
+    out.extend(problems)
+    title = clean.get("title") or SECTION_TITLES.get(slug, slug)
+    summary_text = clean.get("summary", "")
     body = parse_body(shown, fm.body, fm.body_offset, is_term=False)
     out.extend(body.diagnostics)
-    summary_text = summary.strip() if isinstance(summary, str) else ""
     page = Term(
         slug=f"_index:{slug}",
         section=slug,
         path=shown,
-        title=title.strip(),
+        title=title,
         summary=summary_text,
         body=fm.body,
         body_offset=fm.body_offset,
-        diagrams=tuple(fm.data.get("diagrams") or ()) if isinstance(fm.data.get("diagrams"), list) else (),
+        diagrams=clean.get("diagrams", ()),
         xrefs=body.xrefs,
         snippets=body.snippets,
         headings=body.headings,
         words=body.words,
         field_lines=tuple(sorted(fm.lines.items())),
     )
-    return Section(slug, title.strip(), summary_text, fm.body, shown, (), page)
+    return Section(slug, title, summary_text, fm.body, shown, (), page)
 
 
 @dataclass(frozen=True)
