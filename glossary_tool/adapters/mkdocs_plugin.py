@@ -30,7 +30,7 @@ from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import get_toc
 from mkdocs.utils import get_relative_url
 
-from glossary_tool.adapters.mkdocs_incremental import Incremental, digest, extras_key, layout_key, map_key, plan_files
+from glossary_tool.adapters.mkdocs_incremental import DirtyWarningFilter, Incremental, PageInputs, digest, extras_key, layout_key, map_key, plan_files
 from glossary_tool.adapters.mkdocs_publish import Publisher
 from glossary_tool.atomic import write_bytes
 from glossary_tool.background import BackgroundError, Job
@@ -90,8 +90,6 @@ class GlossaryConfig(Config):
 
 class GlossaryPlugin(BasePlugin[GlossaryConfig]):
     loaded: Loaded | None = None
-    #: Set by `glossary serve` (adapters/mkdocs_serve.py) for its site directory only.
-    incremental: Incremental | None = None
     #: Set by `glossary build` (adapters/mkdocs_build.py), which has just loaded the project to
     #: check it: on_config takes it instead of loading every file again.
     preloaded: Loaded | None = None
@@ -99,6 +97,10 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
     def __init__(self) -> None:
         super().__init__()
         self.active: Incremental | None = None
+        #: (command, dirty) of the last on_startup; a ``serve --dirty`` session's state, per site directory
+        self.startup: tuple[str, bool] = ("build", False)
+        self.sessions: dict[str, Incremental] = {}
+        self.inputs: PageInputs | None = None
         self.downloads: list[tuple[str, str]] = []
         self._pending: dict[str, Rendered | None] = {}
         self._rendered: dict[str, Rendered] = {}
@@ -107,11 +109,18 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         self.link_graph: nx.DiGraph | None = None
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
-        """Defined so that MkDocs keeps this one plugin object across `serve` rebuilds: the
-        incremental state lives on it."""
+        """MkDocs keeps a plugin that defines this one object per process, across `serve`
+        rebuilds: a ``serve --dirty`` session's incremental state lives on it, keyed by the
+        session's site directory (MkDocs makes a new one per ``serve``)."""
+        self.startup = (command, dirty)
+        self.sessions = {site: state for site, state in self.sessions.items() if Path(site).is_dir()}
+        if command == "serve" and dirty:  # the plugin sees to what MkDocs' warning is about
+            DirtyWarningFilter.install()
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
-        self.active = self.incremental if self.incremental is not None and self.incremental.site_dir == config.site_dir else None
+        self.active = None
+        if self.startup == ("serve", True):
+            self.active = self.sessions.setdefault(config.site_dir, Incremental(config.site_dir))
         self._pending = {}
         docs = Path(config.docs_dir)
         root = Path(self.config.root) if self.config.root else docs.parent
@@ -143,9 +152,12 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         return config
 
     def on_serve(self, server: LiveReloadServer, config: MkDocsConfig, builder: Callable[..., object]) -> LiveReloadServer:
-        """`glossary serve` also rebuilds when a diagram file changes."""
-        if self.loaded is not None and self.loaded.project.diagrams_dir.is_dir():
-            server.watch(str(self.loaded.project.diagrams_dir))
+        """Serving also rebuilds when a diagram or a snippet record changes (the docs folder,
+        glossary/ with its toc.yml, and mkdocs.yml MkDocs watches itself)."""
+        if self.loaded is not None:
+            for folder in (self.loaded.project.diagrams_dir, self.loaded.project.records_dir):
+                if folder.is_dir():
+                    server.watch(str(folder))
         return server
 
     def on_env(self, env: jinja2.Environment, config: MkDocsConfig, files: Files) -> jinja2.Environment:
@@ -153,6 +165,8 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         assert env.loader is not None
         env.loader = jinja2.ChoiceLoader([jinja2.DictLoader(OVERRIDES), jinja2.PrefixLoader({THEME_PREFIX: env.loader}), env.loader])
         env.globals["glossary_build_note"] = self.publisher.note
+        if self.active is not None:  # MkDocs makes a new environment per build: keep the compiled templates
+            env.bytecode_cache = self.active.bytecode
         return env
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
@@ -174,6 +188,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         files.append(File.generated(config, SEARCH_NAMES_SRC, content=names_json(glossary, lambda t: term_url.get(t.slug, ""))))
         files.append(File.generated(config, PREVIEWS_SRC, content=previews_json(glossary, lambda t: term_url.get(t.slug, ""), resolver(glossary))))
         self.term_urls = frozenset(term_url.values())  # links to these get preview cards (emit/previews.py)
+        self.term_url = term_url
         if self.active is not None:  # the serve preview has no book: rebuilding it took seconds per edit
             self.downloads = []
             plan_files(files, self.active, config)
@@ -213,23 +228,30 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         incremental = self.active
         if incremental is None:
             return nav
+        assert self.loaded is not None
         doc_pages = [f.page for f in files.documentation_pages() if f.page is not None]
         fingerprints: dict[str, str] = {}
         frame = [Path(config.config_file_path).read_bytes() if config.config_file_path else b"", repr(config.nav), self.publisher.note]
+        inputs = self.inputs = PageInputs(self.loaded, self.term_url, self.link_graph, incremental)
         for page in doc_pages:
             src = page.file.src_uri
             source = page.file.content_bytes
+            term = self._term_at(src)
+            if term is not None:  # a term page by what it is made of, not by rendering it
+                extras = extras_key(term, self.loaded.glossary, self.link_graph, self.loaded.diagrams, page.url)
+                fingerprints[src] = digest(source, inputs.page(term), extras, repr(self.publisher.dates(term)), page.url)
+                continue
+            # home, section and generated pages (a dozen, drawn from all terms): rendered
             self._pending[src] = rendered = self._page_html(page, files)
-            fingerprints[src] = digest(source, rendered.html if rendered is not None else "", repr(rendered.toc) if rendered is not None else "", self._page_additions(src))
-            if not self._term_at(src):  # home, section and generated pages: their titles are in every page's navigation
-                frame.append(digest(src, source))
+            fingerprints[src] = digest(source, rendered.html if rendered is not None else "", repr(rendered.toc) if rendered is not None else "")
+            frame.append(digest(src, source))  # their titles are in every page's navigation
         self._built_pages = doc_pages
         rebuild = incremental.plan(digest(*frame), fingerprints)
         for page in doc_pages:
             if page.file.src_uri not in rebuild:
                 incremental.skip(page)
-                del self._pending[page.file.src_uri]
-        log.info(f"glossary: rebuilding {len(rebuild)} of {len(doc_pages)} pages")
+                self._pending.pop(page.file.src_uri, None)
+        log.info("glossary: rebuilding %d of %d pages", len(rebuild), len(doc_pages), extra={"glossary_rebuilt": tuple(sorted(rebuild)), "glossary_pages": tuple(fingerprints)})
         return nav
 
     @event_priority(-100)  # after Material's search has written its index
@@ -246,11 +268,12 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             LlmsFiles({**llms_files, **sitemap_stubs(glossary)}).write(site_dir)
             return
         llms = LlmsFiles({**self._llms(config.site_url or "/", config.site_name).files, **sitemap_stubs(glossary)})
-        # The preview checks every page's Markdown copy; llms-full.txt (all terms again, in one
-        # document) is left to `glossary build`: parsing it on each rebuild cost 3-4 s of CPU
-        # at 1,000 terms, most of a one-sentence edit (BENCHMARKS.md).
-        _report(llms_leftovers(glossary, {name: text for name, text in llms.files.items() if name != "llms-full.txt"}))
-        llms.write(site_dir)
+        # The preview checks every page's Markdown copy (those whose text changed; the others
+        # report what they reported before); llms-full.txt (all terms again, in one document)
+        # is left to `glossary build`: parsing it on each rebuild cost 3-4 s of CPU at 1,000 terms.
+        checked = {name: text for name, text in llms.files.items() if name != "llms-full.txt"}
+        _report(self.active.checked(checked, lambda changed: llms_leftovers(glossary, changed)))
+        LlmsFiles(self.active.changed_outputs(site_dir, llms.files)).write(site_dir)
         self.active.replace_written(site_dir, set(llms.files) | published)
         self.active.finish(site_dir, [(p.file.src_uri, p.url) for p in self._built_pages])
 
@@ -264,7 +287,8 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
     def _llms(self, site_url: str, site_name: str) -> LlmsFiles:
         assert self.loaded is not None
         project = self.loaded.project
-        return render_llms(self.loaded.glossary, project.records_dir, project.root / OVERRIDES_DIR, site_url, site_name, self.loaded.diagrams)
+        memo = self.inputs.markdown if self.active is not None and self.inputs is not None else None
+        return render_llms(self.loaded.glossary, project.records_dir, project.root / OVERRIDES_DIR, site_url, site_name, self.loaded.diagrams, memo=memo)
 
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         """Our pages are rendered by the core (markdown-it-py, the engine `check` validated);
@@ -315,6 +339,8 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         if cut.pieces:
             self._search_cuts[page.file.src_uri] = cut
             page.content = cut.html
+        if self.active is not None:
+            self.active.search_before(config, page)
         return context
 
     @event_priority(-50)  # after it
@@ -322,6 +348,8 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         cut = self._search_cuts.pop(page.file.src_uri, None)
         if cut is not None:
             page.content = cut.restore(page.content or "")
+        if self.active is not None:
+            self.active.search_after(config, page)
         return context
 
     on_page_context = CombinedEvent(_cut_for_search, _restore_after_search)
