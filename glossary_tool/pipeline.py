@@ -90,17 +90,22 @@ def load_project(root: Path, *, check_records: bool = True, cache: bool = True) 
     reported = {(d.path, d.line) for d in diagnostics if d.code in ("xref-unparsed", "xref-in-html")}
     diagnostics += check_rendered(glossary, reported, store)
     store.save()
-    if check_records:
-        reference = load_reference_gpus(project.mkdocs_yml)
-        diagnostics += [*reference.diagnostics, *snippet_diagnostics(glossary.ordered_terms(), project.records_dir, reference.gpus)]
     drawn = load_diagrams(project.diagrams_dir, project.root)
     diagnostics += drawn.diagnostics
     diagnostics += check_diagrams(drawn.diagrams, glossary, drawn.broken)
-    if check_records:
-        # Prose quoting a snippet's output must quote what its records hold (figure-drift).
-        from glossary_tool.verify.figure_check import figure_diagnostics
-
-        diagnostics += figure_diagnostics(glossary, glossary.ordered_terms(), project.records_dir)
     instructions, problems = load_instructions(project.glossary_dir, glossary)
     diagnostics += problems
+    if check_records:
+        diagnostics += record_diagnostics(project, glossary)
     return Loaded(project, glossary, graph, tuple(diagnostics), drawn.diagrams, instructions=instructions, load=loaded)
+
+
+def record_diagnostics(project: Project, glossary: Glossary) -> list[Diagnostic]:
+    """The snippet records' checks: the reference GPUs, each snippet's records, and prose
+    quoting a snippet's output against what its records hold (figure-drift). Separate so
+    that `glossary serve` can skip them when neither records nor those terms changed."""
+    from glossary_tool.verify.figure_check import figure_diagnostics
+
+    reference = load_reference_gpus(project.mkdocs_yml)
+    terms = glossary.ordered_terms()
+    return [*reference.diagnostics, *snippet_diagnostics(terms, project.records_dir, reference.gpus), *figure_diagnostics(glossary, terms, project.records_dir)]

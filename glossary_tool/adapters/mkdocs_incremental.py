@@ -156,6 +156,8 @@ class Incremental:
         self.outputs: dict[str, str] = {}
         self.leftovers: dict[str, tuple[str, list[Diagnostic]]] = {}
         self.bytecode = MemoryBytecodeCache()
+        #: src of a home, section or generated page -> (what it is drawn from, its fingerprint)
+        self.generated: dict[str, tuple[str, str]] = {}
         #: search entries per page: this build's (src -> Material's entries for it), and the JSON kept
         self.fresh_search: dict[str, list[dict[str, Any]]] = {}
         self.search_json: dict[str, str] = {}
@@ -318,8 +320,12 @@ class PageInputs:
         self.incremental = incremental
         self._facts: dict[str, str] = {}
         self._pages: dict[str, str] = {}
+        self.graph = graph
+        self.root = str(loaded.project.root)
+        self._drawn: dict[str, str] = {}
         config = loaded.project.mkdocs_yml
         self.shared = digest(config.read_bytes() if config.is_file() else b"", repr(loaded.instructions))
+        self.sections = repr(sorted(s.slug for s in self.glossary.sections))
 
     def _fact(self, slug: str) -> str:
         fact = self._facts.get(slug)
@@ -347,7 +353,8 @@ class PageInputs:
         named = sorted({link.target for link in links} | {link.target for link in equivalents.values()} | set(backlinks))
         anchored = sorted({link.target for link in links if link.xref.anchor})
         try:
-            source = (Path(self.loaded.project.root) / term.path).read_bytes()
+            with open(os.path.join(self.root, term.path), "rb") as f:
+                source = f.read()
         except OSError:
             source = repr(term).encode("utf-8")
         widget = widget_html(term, g, self.loaded.project.records_dir) if term.slug in WIDGETS else ""
@@ -368,3 +375,72 @@ class PageInputs:
     def markdown(self, term: Term, variant: str, compute: Callable[[], str]) -> str:
         """A term's Markdown (one of render_llms's variants), from the last build when its inputs are the same."""
         return self.incremental.memoized(f"md\0{term.slug}\0{variant.split(chr(0), 2)[1]}", digest(self.page(term), variant), compute)
+
+    def opening(self, term: Term, compute: Callable[[], str]) -> str:
+        """A term's preview-card opening (emit/previews.py), from the last build when its inputs are the same."""
+        return self.incremental.memoized(f"opening\0{term.slug}", self.page(term), compute)
+
+    def _drawn_fact(self, slug: str) -> str:
+        """What a drawing shows of a term (``_term_facts``), per term."""
+        fact = self._drawn.get(slug)
+        if fact is None:
+            fact = self._drawn[slug] = _term_facts(self.glossary, self.graph, [slug])
+        return fact
+
+    def extras(self, term: Term, url: str) -> str:
+        """What the term's drawings read: ``extras_key``'s inputs, with each term's facts computed once per build."""
+        graph, diagrams = self.graph, self.loaded.diagrams
+        near = [term.slug]
+        if graph is not None and term.slug in graph:
+            near += sorted(graph.predecessors(term.slug)) + sorted(graph.successors(term.slug))
+        shown = [repr(diagrams.get(name)) for name in term.diagrams]
+        boxed = sorted({s for name in term.diagrams if name in diagrams for s, _ in diagrams[name].terms()})
+        return digest(url, *(self._drawn_fact(s) for s in near), "|", *shown, "|", *(self._drawn_fact(s) for s in boxed), self.sections)
+
+    def generated(self, publisher: object, downloads: list[tuple[str, str]]) -> str:
+        """What the home, section and generated pages are drawn from: every term's names,
+        summary, section, sources, equivalents, diagrams and snippets (not its body), the
+        sections and home page, the links between terms (the map), the records, diagrams and
+        history (What's new). A body edit leaves it alone, so those pages are not rendered again."""
+        g = self.glossary
+        terms = [
+            repr((t.slug, t.path, t.title, t.abbreviation, t.aliases, t.summary, t.section, t.sources, t.equivalents, t.diagrams, [(n.name, n.lang, n.options, n.source, n.expected) for n in t.snippets], self.term_url.get(t.slug)))
+            for t in g.terms.values()
+        ]
+        equivalents = repr(sorted((slug, key, link.target) for slug, links in g.equivalent_links.items() for key, link in links.items()))
+        return digest(
+            self.shared,
+            *terms,
+            equivalents,
+            repr(g.sections),
+            repr(g.home),
+            map_key(g, self.graph, ""),
+            tree_stamp(self.loaded.project.records_dir),
+            repr(sorted(self.loaded.diagrams.items())),
+            repr(getattr(publisher, "history", None)),
+            repr(downloads),
+        )
+
+
+def tree_stamp(folder: Path) -> str:
+    """Every file under ``folder`` by path, size and modification time (records: rewritten whole)."""
+    stats = []
+    for base, dirs, files in os.walk(folder):
+        dirs.sort()
+        for name in sorted(files):
+            path = os.path.join(base, name)
+            with contextlib.suppress(OSError):
+                st = os.stat(path)
+                stats.append(f"{path}\0{st.st_size}\0{st.st_mtime_ns}")
+    return digest(*stats)
+
+
+def record_inputs(loaded: Loaded) -> str:
+    """What the record checks read (pipeline.record_diagnostics): the records, mkdocs.yml's
+    reference GPUs, and the terms with snippets (their prose quotes the outputs)."""
+    config = loaded.project.mkdocs_yml
+    return digest(
+        tree_stamp(loaded.project.records_dir),
+        config.read_bytes() if config.is_file() else b"",
+        *(repr(t) for t in loaded.glossary.ordered_terms() if t.snippets),
+    )

@@ -10,6 +10,7 @@ mkdocs.yml (Zensical) needs only a new adapter.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import logging
 import posixpath
@@ -30,7 +31,7 @@ from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import get_toc
 from mkdocs.utils import get_relative_url
 
-from glossary_tool.adapters.mkdocs_incremental import DirtyWarningFilter, Incremental, PageInputs, digest, extras_key, layout_key, map_key, plan_files
+from glossary_tool.adapters.mkdocs_incremental import DirtyWarningFilter, Incremental, PageInputs, digest, extras_key, layout_key, map_key, plan_files, record_inputs
 from glossary_tool.adapters.mkdocs_publish import Publisher
 from glossary_tool.atomic import write_bytes
 from glossary_tool.background import BackgroundError, Job
@@ -42,7 +43,7 @@ from glossary_tool.emit.gpu_compare import COMPARE_SRC, comparison_markdown, com
 from glossary_tool.emit.instructions import link_rendered_blocks
 from glossary_tool.emit.leftovers import Leftover, html_leftovers, leftover_diagnostics, markdown_leftovers, output_diagnostics
 from glossary_tool.emit.links import RelativeLinker, term_src
-from glossary_tool.emit.llms import OVERRIDES_DIR, LlmsFiles, render_llms
+from glossary_tool.emit.llms import OVERRIDES_DIR, LlmsFiles, render_llms, section_file
 from glossary_tool.emit.markdown_copy import markdown_copy, sitemap_stubs, with_copy_buttons, with_head_links
 from glossary_tool.emit.page_html import markdown_page, section_page, term_page
 from glossary_tool.emit.previews import PREVIEWS_SRC, mark_previewable, previews_json, resolver
@@ -52,7 +53,7 @@ from glossary_tool.emit.search_text import Cut, cut_excluded
 from glossary_tool.emit.snippets import SiteSnippets
 from glossary_tool.emit.widgets import widget_html
 from glossary_tool.model import Glossary, Term
-from glossary_tool.pipeline import Loaded, load_project
+from glossary_tool.pipeline import Loaded, load_project, record_diagnostics
 from glossary_tool.publish.feed import WHATS_NEW_SRC, WHATS_NEW_TITLE
 from glossary_tool.verify.outputs import reference_of
 
@@ -127,6 +128,10 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         preloaded, self.preloaded = self.preloaded, None
         if preloaded is not None and preloaded.project.root.resolve() == root.resolve():
             self.loaded = preloaded
+        elif self.active is not None:  # serve: the record checks again only when what they read changed
+            loaded = load_project(root, check_records=False)
+            records = self.active.memoized("record checks", record_inputs(loaded), lambda: tuple(record_diagnostics(loaded.project, loaded.glossary)))
+            self.loaded = dataclasses.replace(loaded, diagnostics=loaded.diagnostics + records)
         else:
             self.loaded = load_project(root)
         found = errors(self.loaded.diagnostics)
@@ -185,10 +190,11 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         if files.get_file_from_path(pages.HOME_SRC) is None:
             files.append(File.generated(config, pages.HOME_SRC, content=""))
         term_url = {t.slug: files.get_file_from_path(term_src(t)).url for t in glossary.terms.values() if files.get_file_from_path(term_src(t))}
+        self.inputs = PageInputs(self.loaded, term_url, self.link_graph, self.active) if self.active is not None else None
         files.append(File.generated(config, SEARCH_NAMES_SRC, content=names_json(glossary, lambda t: term_url.get(t.slug, ""))))
-        files.append(File.generated(config, PREVIEWS_SRC, content=previews_json(glossary, lambda t: term_url.get(t.slug, ""), resolver(glossary))))
+        opening_memo = self.inputs.opening if self.inputs is not None else None
+        files.append(File.generated(config, PREVIEWS_SRC, content=previews_json(glossary, lambda t: term_url.get(t.slug, ""), resolver(glossary), opening_memo)))
         self.term_urls = frozenset(term_url.values())  # links to these get preview cards (emit/previews.py)
-        self.term_url = term_url
         if self.active is not None:  # the serve preview has no book: rebuilding it took seconds per edit
             self.downloads = []
             plan_files(files, self.active, config)
@@ -232,19 +238,28 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         doc_pages = [f.page for f in files.documentation_pages() if f.page is not None]
         fingerprints: dict[str, str] = {}
         frame = [Path(config.config_file_path).read_bytes() if config.config_file_path else b"", repr(config.nav), self.publisher.note]
-        inputs = self.inputs = PageInputs(self.loaded, self.term_url, self.link_graph, incremental)
+        inputs = self.inputs
+        assert inputs is not None
+        generated = None
         for page in doc_pages:
             src = page.file.src_uri
-            source = page.file.content_bytes
             term = self._term_at(src)
             if term is not None:  # a term page by what it is made of, not by rendering it
-                extras = extras_key(term, self.loaded.glossary, self.link_graph, self.loaded.diagrams, page.url)
-                fingerprints[src] = digest(source, inputs.page(term), extras, repr(self.publisher.dates(term)), page.url)
+                fingerprints[src] = digest(inputs.page(term), inputs.extras(term, page.url), repr(self.publisher.dates(term)), page.url)
                 continue
-            # home, section and generated pages (a dozen, drawn from all terms): rendered
+            # home, section and generated pages (a dozen, drawn from all terms): rendered when
+            # what they show of the terms changed (not for a body edit), fingerprinted by their HTML
+            source = page.file.content_bytes
+            frame.append(digest(src, source))  # their titles are in every page's navigation
+            generated = generated if generated is not None else inputs.generated(self.publisher, self.downloads)
+            key = digest(generated, src, page.url, source)
+            known = incremental.generated.get(src)
+            if known is not None and known[0] == key:
+                fingerprints[src] = known[1]
+                continue
             self._pending[src] = rendered = self._page_html(page, files)
             fingerprints[src] = digest(source, rendered.html if rendered is not None else "", repr(rendered.toc) if rendered is not None else "")
-            frame.append(digest(src, source))  # their titles are in every page's navigation
+            incremental.generated[src] = (key, fingerprints[src])
         self._built_pages = doc_pages
         rebuild = incremental.plan(digest(*frame), fingerprints)
         for page in doc_pages:
@@ -269,9 +284,11 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             return
         llms = LlmsFiles({**self._llms(config.site_url or "/", config.site_name).files, **sitemap_stubs(glossary)})
         # The preview checks every page's Markdown copy (those whose text changed; the others
-        # report what they reported before); llms-full.txt (all terms again, in one document)
-        # is left to `glossary build`: parsing it on each rebuild cost 3-4 s of CPU at 1,000 terms.
-        checked = {name: text for name, text in llms.files.items() if name != "llms-full.txt"}
+        # report what they reported before); llms-full.txt and the section files (all terms
+        # again, in one document each) are left to `glossary build`: parsing them on each
+        # rebuild cost 1-4 s of CPU at 1,000 terms.
+        sections = {section_file(s.slug) for s in glossary.sections}
+        checked = {name: text for name, text in llms.files.items() if name != "llms-full.txt" and name not in sections}
         _report(self.active.checked(checked, lambda changed: llms_leftovers(glossary, changed)))
         LlmsFiles(self.active.changed_outputs(site_dir, llms.files)).write(site_dir)
         self.active.replace_written(site_dir, set(llms.files) | published)

@@ -16,6 +16,7 @@ import json
 import posixpath
 import re
 from collections.abc import Callable, Collection
+from functools import partial
 
 from markdown_it.token import Token
 
@@ -79,17 +80,25 @@ def resolver(glossary: Glossary) -> Callable[[str], Term | None]:
     return resolve
 
 
-def previews_index(glossary: Glossary, location: Callable[[Term], str], resolve: Callable[[str], Term | None]) -> dict[str, dict[str, str]]:
+#: ``memo(term, compute)``: ``compute()``, or the term's opening from an earlier run with the same inputs (`glossary serve`).
+OpeningMemo = Callable[[Term, Callable[[], str]], str]
+
+
+def previews_index(glossary: Glossary, location: Callable[[Term], str], resolve: Callable[[str], Term | None], memo: OpeningMemo | None = None) -> dict[str, dict[str, str]]:
     """Term page address (``device-software/warp/``) -> title, section, summary and opening."""
     sections = {s.slug: s.title for s in glossary.sections}
+
+    def first(term: Term) -> str:
+        return opening(term, glossary, resolve) if memo is None else memo(term, partial(opening, term, glossary, resolve))
+
     return {
-        location(term): {"title": term.display_title, "section": sections.get(term.section, term.section), "summary": term.summary, "opening": opening(term, glossary, resolve)}
+        location(term): {"title": term.display_title, "section": sections.get(term.section, term.section), "summary": term.summary, "opening": first(term)}
         for term in glossary.ordered_terms()
     }
 
 
-def previews_json(glossary: Glossary, location: Callable[[Term], str], resolve: Callable[[str], Term | None]) -> str:
-    return json.dumps(previews_index(glossary, location, resolve), ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+def previews_json(glossary: Glossary, location: Callable[[Term], str], resolve: Callable[[str], Term | None], memo: OpeningMemo | None = None) -> str:
+    return json.dumps(previews_index(glossary, location, resolve, memo), ensure_ascii=False, separators=(",", ":"), sort_keys=True)
 
 
 _ANCHOR = re.compile(r"<a\b([^>]*)>")
