@@ -323,6 +323,7 @@ class PageInputs:
         self.graph = graph
         self.root = str(loaded.project.root)
         self._drawn: dict[str, str] = {}
+        self._generated: str | None = None
         config = loaded.project.mkdocs_yml
         self.shared = digest(config.read_bytes() if config.is_file() else b"", repr(loaded.instructions))
         self.sections = repr(sorted(s.slug for s in self.glossary.sections))
@@ -397,6 +398,15 @@ class PageInputs:
         boxed = sorted({s for name in term.diagrams if name in diagrams for s, _ in diagrams[name].terms()})
         return digest(url, *(self._drawn_fact(s) for s in near), "|", *shown, "|", *(self._drawn_fact(s) for s in boxed), self.sections)
 
+    def published(self, name: str, compute: Callable[[], bytes]) -> bytes:
+        """feed.xml and terms.json (adapters/mkdocs_publish.py) from the last build when what they
+        read is the same: what the generated pages read, each term's links in order and its dates."""
+        if self._generated is None:
+            return compute()
+        g = self.glossary
+        links = repr([(slug, [link.target for link in g.links.get(slug, ())]) for slug in g.terms])
+        return self.incremental.memoized(f"published\0{name}", digest(self._generated, links), compute)
+
     def generated(self, publisher: object, downloads: list[tuple[str, str]]) -> str:
         """What the home, section and generated pages are drawn from: every term's names,
         summary, section, sources, equivalents, diagrams and snippets (not its body), the
@@ -408,7 +418,7 @@ class PageInputs:
             for t in g.terms.values()
         ]
         equivalents = repr(sorted((slug, key, link.target) for slug, links in g.equivalent_links.items() for key, link in links.items()))
-        return digest(
+        self._generated = digest(
             self.shared,
             *terms,
             equivalents,
@@ -419,7 +429,9 @@ class PageInputs:
             repr(sorted(self.loaded.diagrams.items())),
             repr(getattr(publisher, "history", None)),
             repr(downloads),
+            getattr(publisher, "site_url", ""),
         )
+        return self._generated
 
 
 def tree_stamp(folder: Path) -> str:

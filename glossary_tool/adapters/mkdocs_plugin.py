@@ -274,7 +274,8 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         """Write the EPUB, llms.txt, llms-full.txt and the Markdown copy of each term page."""
         site_dir = Path(config.site_dir)
         glossary = self.loaded.glossary
-        published = self.publisher.write(site_dir)  # feed.xml, terms.json, the feed in the sitemap
+        memo = self.inputs.published if self.active is not None and self.inputs is not None else None
+        published = self.publisher.write(site_dir, memo)  # feed.xml, terms.json, the feed in the sitemap
         if self.active is None:
             _, epub, epub_leftovers, llms_files = self._side_results()
             write_bytes(site_dir / pages.EPUB_SRC, epub, durable=False)
