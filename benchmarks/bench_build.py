@@ -12,10 +12,13 @@ nav, extensions and stylesheet, no glossary plugin (see child_twin). `ours / bar
 therefore everything the glossary adds: loading, checking and linking, drawings, snippet
 tabs, backlinks, the generated pages, llms.txt, the Markdown copies and the EPUB.
 
-The serve rebuild repeats what `glossary serve` does when a term file changes: MkDocs'
-LiveReloadServer calls its builder, which loads the config again (our plugin reloads and
-relinks the glossary) and runs a full build in the already-running process. The child
-builds once (the initial serve build), then edits one term and times the builder call.
+The serve rebuild runs `glossary serve` (MkDocs' own serve command, as ``mkdocs serve
+--dirty``) with benchmarks/serve_driver.py standing in for the network server: when a term
+file changes MkDocs' LiveReloadServer calls its builder, which loads the config again (our
+plugin reloads and relinks the glossary) and makes a dirty build in which the plugin has
+only the changed pages rendered. The child builds once (the initial serve build), then
+edits one term and times the builder call, wall and in-process CPU (``--serve-only`` runs
+just this part).
 """
 
 from __future__ import annotations
@@ -241,6 +244,20 @@ def measure(n: int, repeat: int, tmp: Path, serve: bool = True) -> dict:
     return result
 
 
+def serve_only(sizes: list[int], repeat: int) -> None:
+    """The serve part of :func:`measure` alone, in a child process per size."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    with tempfile.TemporaryDirectory(prefix="bench-serve-") as tmp:
+        for n in sizes:
+            root = prepare(Path(tmp) / f"n{n}" / "repo", n)
+            out = subprocess.run([sys.executable, "-m", "benchmarks.bench_build", "--child-serve", str(root), "--repeat", str(repeat)], check=True, env=env, cwd=REPO, capture_output=True, text=True)
+            sv = json.loads(out.stdout.strip().splitlines()[-1])
+            kinds = ", ".join(f"{kind} {min(sv[kind]):.2f} s wall, {sv['cpu'][kind]:.2f} s CPU ({sv['rebuilt'][kind]} of {sv['pages']} pages)" for kind in sv["rebuilt"])
+            print(f"N={n}: serve rebuild {kinds} | first build {sv['initial']:.2f} s | full rebuild (plain mkdocs serve) {sv['full_rebuild']:.2f} s")
+            print(json.dumps({"n": n, **sv}))
+    print(json.dumps(machine()))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[80, 1000, 5000], help="numbers of generated terms; 0 is the real glossary")
@@ -248,6 +265,7 @@ def main() -> None:
     parser.add_argument("--repeat-large", type=int, default=1, help="repeats for sizes above 1,000 (a 5,000-term build takes minutes)")
     parser.add_argument("--json", type=Path, help="also write the results here")
     parser.add_argument("--no-serve", action="store_true", help="skip the serve rebuild timings")
+    parser.add_argument("--serve-only", action="store_true", help="only the serve rebuild timings (generated sizes): wall and in-process CPU per edit")
     parser.add_argument("--child-twin", nargs=2, type=Path, metavar=("ROOT", "TWIN"), help=argparse.SUPPRESS)
     parser.add_argument("--child-serve", type=Path, metavar="ROOT", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -255,6 +273,8 @@ def main() -> None:
         return child_twin(*args.child_twin)
     if args.child_serve:
         return child_serve(args.child_serve, args.repeat)
+    if args.serve_only:
+        return serve_only(args.sizes, args.repeat)
     results = {"machine": machine(), "command": " ".join([Path(sys.executable).name, "-m", "benchmarks.bench_build", *sys.argv[1:]]), "sizes": []}
     with tempfile.TemporaryDirectory(prefix="bench-build-") as tmp:
         for n in args.sizes:

@@ -164,6 +164,11 @@ class Incremental:
         self.search_config: str | None = None
         self._search_mark: int | None = None
 
+    def failed(self) -> None:
+        """A build failed part-way: the next one renders every page and writes every file."""
+        self.signature = None
+        self.outputs = {}
+
     def checked(self, texts: Mapping[str, str], check: Callable[[dict[str, str]], list[Diagnostic]]) -> list[Diagnostic]:
         """``check`` of each text (by name, in name order), run only on those that changed since the last build."""
         out: list[Diagnostic] = []

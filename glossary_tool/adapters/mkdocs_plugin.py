@@ -118,10 +118,14 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         if command == "serve" and dirty:  # the plugin sees to what MkDocs' warning is about
             DirtyWarningFilter.install()
 
+    def on_shutdown(self) -> None:
+        """The serve (or build) is over: later builds in this process are plain ones."""
+        self.startup = ("build", False)
+
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
-        self.active = None
-        if self.startup == ("serve", True):
-            self.active = self.sessions.setdefault(config.site_dir, Incremental(config.site_dir))
+        self.active = self.sessions.get(config.site_dir)
+        if self.active is None and self.startup == ("serve", True):
+            self.active = self.sessions[config.site_dir] = Incremental(config.site_dir)
         self._pending = {}
         docs = Path(config.docs_dir)
         root = Path(self.config.root) if self.config.root else docs.parent
@@ -224,7 +228,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
     def on_build_error(self, error: Exception) -> None:
         """A failed build collects nothing: stop the background jobs; the next serve rebuild is a full one."""
         if self.active is not None:
-            self.active.signature = None
+            self.active.failed()
         job = getattr(self, "side_job", None)
         if job is not None:
             job.cancel()
