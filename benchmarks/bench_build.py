@@ -213,6 +213,16 @@ def machine() -> dict[str, str]:
     return {"nproc": sh("nproc"), "free_h": sh("free -h | sed -n 2p"), "cpu": sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2").strip(), "python": platform.python_version(), "date": time.strftime("%Y-%m-%d %H:%M %Z")}
 
 
+EDIT = "\n\nOne sentence added by the benchmark.\n"
+
+
+def toggle_sentence(root: Path) -> None:
+    """Add a sentence to the end of the first term file's body, or take it away again."""
+    path = sorted(p for p in (root / "glossary").glob("*/*.md") if p.name != "index.md")[0]
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.removesuffix(EDIT) if text.endswith(EDIT) else text + EDIT, encoding="utf-8")
+
+
 def measure(n: int, repeat: int, tmp: Path, serve: bool = True) -> dict:
     root = prepare(tmp / f"n{n}" / "repo", n)
     env = {**os.environ, "PYTHONPATH": str(REPO), "SOURCE_DATE_EPOCH": "1700000000"}
@@ -223,12 +233,18 @@ def measure(n: int, repeat: int, tmp: Path, serve: bool = True) -> dict:
     check = [py, "-m", "glossary_tool", "--root", str(root), "check"]
     result["check"] = best(check, repeat, env, f"N={n} check, cold cache", before=cold)
     result["check_warm"] = best(check, repeat, env, f"N={n} check, warm cache")
-    result["build"] = best([py, "-m", "glossary_tool", "--root", str(root), "build", "--out", str(tmp / f"n{n}" / "site")], repeat, env, f"N={n} build, cold cache", before=cold)
+    build = [py, "-m", "glossary_tool", "--root", str(root), "build", "--out", str(tmp / f"n{n}" / "site")]
+    result["build"] = best(build, repeat, env, f"N={n} build, cold cache", before=cold)
+    # An author's next build: one sentence added to (or taken from) one term's body, with the
+    # .cache/ the previous build left.
+    result["build_edit"] = best(build, repeat, env, f"N={n} build after a one-sentence edit", before=lambda: toggle_sentence(root))
     twin = tmp / f"n{n}" / "twin"
     subprocess.run([py, "-m", "benchmarks.bench_build", "--child-twin", str(root), str(twin)], check=True, env=env, cwd=REPO, capture_output=True)
     result["bare"] = best([py, "-m", "mkdocs", "build", "-q", "-f", str(twin / "mkdocs.yml"), "-d", str(tmp / f"n{n}" / "bare-site")], repeat, env, f"N={n} bare MkDocs")
     result["ratio"] = result["build"]["seconds"] / result["bare"]["seconds"]
     result["cpu_ratio"] = result["build"]["cpu_seconds"] / result["bare"]["cpu_seconds"]
+    result["edit_ratio"] = result["build_edit"]["seconds"] / result["bare"]["seconds"]
+    result["edit_cpu_ratio"] = result["build_edit"]["cpu_seconds"] / result["bare"]["cpu_seconds"]
     result["per_term_ms"] = 1000 * result["build"]["seconds"] / n
     pages = sum(1 for _ in (tmp / f"n{n}" / "site").rglob("index.html"))
     bare_pages = sum(1 for _ in (tmp / f"n{n}" / "bare-site").rglob("index.html"))
@@ -284,6 +300,7 @@ def main() -> None:
                 f"N={r['n']} ({r['corpus']}): check cold {r['check']['seconds']:.2f} s / {r['check']['cpu_seconds']:.2f} s CPU, warm {r['check_warm']['seconds']:.2f} s / {r['check_warm']['cpu_seconds']:.2f} s CPU "
                 f"| build {r['build']['seconds']:.2f} s, {r['build']['cpu_seconds']:.2f} s CPU ({r['build']['peak_mib']:.0f} MiB, {r['per_term_ms']:.1f} ms/term) "
                 f"| bare MkDocs {r['bare']['seconds']:.2f} s, {r['bare']['cpu_seconds']:.2f} s CPU ({r['bare']['peak_mib']:.0f} MiB) | ours/bare {r['ratio']:.2f}x wall, {r['cpu_ratio']:.2f}x CPU"
+                f" | after a one-sentence edit {r['build_edit']['seconds']:.2f} s, {r['build_edit']['cpu_seconds']:.2f} s CPU: {r['edit_ratio']:.2f}x wall, {r['edit_cpu_ratio']:.2f}x CPU"
             )
             if "serve" in r:
                 sv = r["serve"]

@@ -14,8 +14,12 @@ import dataclasses
 import html
 import logging
 import posixpath
+from bisect import bisect_left
 from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from itertools import accumulate
 from pathlib import Path
+from typing import Any, TypeVar
 
 import jinja2
 import networkx as nx
@@ -34,7 +38,7 @@ from mkdocs.utils import get_relative_url
 from glossary_tool.adapters.mkdocs_incremental import DirtyWarningFilter, Incremental, PageInputs, digest, extras_key, layout_key, map_key, plan_files, record_inputs
 from glossary_tool.adapters.mkdocs_publish import Publisher
 from glossary_tool.atomic import write_bytes
-from glossary_tool.background import BackgroundError, Job
+from glossary_tool.background import BackgroundError, Job, can_fork
 from glossary_tool.diagnostics import Diagnostic, Severity, errors
 from glossary_tool.draw.graph import MAP_SRC, layout_map, term_graph
 from glossary_tool.draw.html import MAP_TITLE, diagrams_markdown, map_markdown, term_extras_markdown
@@ -45,19 +49,22 @@ from glossary_tool.emit.leftovers import Leftover, html_leftovers, leftover_diag
 from glossary_tool.emit.links import RelativeLinker, term_src
 from glossary_tool.emit.llms import OVERRIDES_DIR, LlmsFiles, render_llms, section_file
 from glossary_tool.emit.markdown_copy import markdown_copy, sitemap_stubs, with_copy_buttons, with_head_links
+from glossary_tool.emit.page_cache import page_key, site_digest
 from glossary_tool.emit.page_html import markdown_page, section_page, term_page
-from glossary_tool.emit.previews import PREVIEWS_SRC, mark_previewable, previews_json, resolver
-from glossary_tool.emit.render import Rendered, RenderOptions
+from glossary_tool.emit.previews import PREVIEWS_SRC, mark_previewable, opening, previews_json, resolver
+from glossary_tool.emit.render import Rendered, RenderOptions, TocEntry
 from glossary_tool.emit.search_names import SEARCH_NAMES_SRC, names_json
 from glossary_tool.emit.search_text import Cut, cut_excluded
 from glossary_tool.emit.snippets import SiteSnippets
 from glossary_tool.emit.widgets import widget_html
+from glossary_tool.load.cache import CACHE_DIR, Cache, key
 from glossary_tool.model import Glossary, Term
 from glossary_tool.pipeline import Loaded, load_project, record_diagnostics
 from glossary_tool.publish.feed import WHATS_NEW_SRC, WHATS_NEW_TITLE
 from glossary_tool.verify.outputs import reference_of
 
 log = logging.getLogger("mkdocs.plugins.glossary")
+T = TypeVar("T")
 
 #: Small edits to two of Material's partials, applied to the theme's own template (so they
 #: follow Material upgrades): the repository link loses ``data-md-component="source"``, whose
@@ -78,6 +85,38 @@ OVERRIDES = {
     "partials/source.html": "{% filter replace(' data-md-component=\"source\"', '') %}{% include 'theme-original/partials/source.html' %}{% endfilter %}",
     "partials/search.html": "{% filter replace('role=\"dialog\"', 'role=\"dialog\" aria-label=\"' ~ lang.t('search') ~ '\"', 1) %}{% include 'theme-original/partials/search.html' %}{% endfilter %}",
 }
+
+
+#: How rendering work is split with the worker of a build (:meth:`GlossaryPlugin._prerender`):
+#: the share of term-page work this process keeps (it also runs MkDocs' own page work in
+#: the meantime), and what one snippet (tabs, badge, highlighted source) weighs against a
+#: character of body text.
+PARENT_SHARE = 0.5
+SNIPPET_WEIGHT = 6000
+
+
+@dataclass
+class Reused:
+    """Page-cache entries a forked process used: names it found, and what it made."""
+
+    taken: list[str] = field(default_factory=list)
+    made: dict[str, Any] = field(default_factory=dict)
+
+    def into(self, cache: Cache) -> None:
+        """Mark them used in ``cache`` (of this process), so that its save keeps them."""
+        for name in self.taken:
+            cache.get(name)
+        for name, value in self.made.items():
+            cache.put(name, value)
+
+
+@dataclass(frozen=True)
+class Content:
+    """A page's finished content: HTML, contents (None: MkDocs' own), and what was found wrong in it."""
+
+    html: str
+    toc: tuple[TocEntry, ...] | None
+    diagnostics: tuple[Diagnostic, ...]
 
 
 class GlossaryConfig(Config):
@@ -104,7 +143,15 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         self.inputs: PageInputs | None = None
         self.downloads: list[tuple[str, str]] = []
         self._pending: dict[str, Rendered | None] = {}
-        self._rendered: dict[str, Rendered] = {}
+        self._rendered: dict[str, Rendered | Content] = {}
+        self._worker_srcs: frozenset[str] = frozenset()
+        self._worker: Job | None = None
+        #: Finished term pages across builds (.cache/pages-*.pickle), the key of each term
+        #: page of this build, and the pages found there (emit/page_cache.py).
+        self._pages = Cache(None)
+        self._site = ""
+        self._page_keys: dict[str, str] = {}
+        self._cached: dict[str, Content] = {}
         self._search_cuts: dict[str, Cut] = {}
         self._built_pages: list[Page] = []
         self.link_graph: nx.DiGraph | None = None
@@ -180,6 +227,8 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         assert self.loaded is not None
+        self._worker_srcs, self._worker = frozenset(), None
+        self._pages, self._site, self._page_keys, self._cached = Cache(None), "", {}, {}
         glossary = self.loaded.glossary
         keep = {pages.HOME_SRC, *(pages.section_src(s) for s in glossary.sections), *(term_src(t) for t in glossary.terms.values())}
         for file in list(files):
@@ -196,9 +245,16 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         term_url = {t.slug: files.get_file_from_path(term_src(t)).url for t in glossary.terms.values() if files.get_file_from_path(term_src(t))}
         self.inputs = PageInputs(self.loaded, term_url, self.link_graph, self.active) if self.active is not None else None
         files.append(File.generated(config, SEARCH_NAMES_SRC, content=names_json(glossary, lambda t: term_url.get(t.slug, ""))))
-        opening_memo = self.inputs.opening if self.inputs is not None else None
-        files.append(File.generated(config, PREVIEWS_SRC, content=previews_json(glossary, lambda t: term_url.get(t.slug, ""), resolver(glossary), opening_memo)))
         self.term_urls = frozenset(term_url.values())  # links to these get preview cards (emit/previews.py)
+        resolve = resolver(glossary)
+        opening_of = None
+        if self.active is None:  # a build: what the last one rendered is in .cache/ (emit/page_cache.py)
+            self._open_page_cache(config)
+            opening_of = self._through_cache(lambda term: ("preview opening", term.body), lambda term: opening(term, glossary, resolve))
+        elif self.inputs is not None:  # serve: from the last rebuild when the term's inputs are the same
+            inputs = self.inputs
+            opening_of = lambda term: inputs.opening(term, lambda: opening(term, glossary, resolve))  # noqa: E731
+        files.append(File.generated(config, PREVIEWS_SRC, content=previews_json(glossary, lambda t: term_url.get(t.slug, ""), resolve, opening_of)))
         if self.active is not None:  # the serve preview has no book: rebuilding it took seconds per edit
             self.downloads = []
             plan_files(files, self.active, config)
@@ -210,12 +266,25 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         book = make_book(self.loaded, config.site_url or "/")
         self.downloads = [("EPUB", pages.EPUB_SRC)]
         # The EPUB, llms.txt and the map need nothing from page rendering: they are computed
-        # beside it (glossary_tool/background.py), collected in on_post_build and the map page.
-        # One process for all three (the map first: its page is built before the build ends),
-        # so the page rendering keeps a core to itself on a 2-core machine.
+        # beside it (glossary_tool/background.py), the map for its page (after the term
+        # pages), the EPUB and llms.txt for on_post_build. Term pages need nothing from MkDocs
+        # but their URL: the later part of them (in the order MkDocs populates pages) is
+        # rendered by a worker while this process renders the first part (_prerender). The
+        # EPUB and llms.txt, wanted last, yield the second core to the worker (nice).
         site_url, site_name = config.site_url or "/", config.site_name
         map_url = files.get_file_from_path(MAP_SRC).url
-        self.side_job = Job(lambda: (map_markdown(glossary, _href_from(glossary, map_url, files)), *epub_with_leftovers(book), self._llms(site_url, site_name).files))
+
+        def books() -> tuple[bytes, list[Leftover], dict[str, str], list[Diagnostic], Reused]:
+            # In the child: what it takes from the page cache or adds to it goes back to
+            # this process, which saves the cache.
+            reused = Reused()
+            memo = self._through_cache(lambda term: ("book term", term.path, term.body), lambda term, make: make(), reused)
+            llms_files = self._llms(site_url, site_name).files
+            return (*epub_with_leftovers(replace(book, memo=memo)), llms_files, llms_leftovers(glossary, llms_files), reused)
+
+        self._prerender(files)
+        self.map_job = Job(lambda: map_markdown(glossary, _href_from(glossary, map_url, files)))
+        self.side_job = Job(books, nice=10)
         files.append(File.generated(config, pages.EPUB_SRC, content=b""))  # known to MkDocs' link validation; written in on_post_build
         if self.config.book:
             try:
@@ -229,9 +298,9 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         """A failed build collects nothing: stop the background jobs; the next serve rebuild is a full one."""
         if self.active is not None:
             self.active.failed()
-        job = getattr(self, "side_job", None)
-        if job is not None:
-            job.cancel()
+        for job in (getattr(self, "side_job", None), getattr(self, "map_job", None), self._worker):
+            if job is not None:
+                job.cancel()
 
     def on_nav(self, nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
         """In `glossary serve`, settle which pages this rebuild renders (adapters/mkdocs_incremental.py)."""
@@ -261,7 +330,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             if known is not None and known[0] == key:
                 fingerprints[src] = known[1]
                 continue
-            self._pending[src] = rendered = self._page_html(page, files)
+            self._pending[src] = rendered = self._page_html(src, page.url, files)
             fingerprints[src] = digest(source, rendered.html if rendered is not None else "", repr(rendered.toc) if rendered is not None else "")
             incremental.generated[src] = (key, fingerprints[src])
         self._built_pages = doc_pages
@@ -281,10 +350,12 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         memo = self.inputs.published if self.active is not None and self.inputs is not None else None
         published = self.publisher.write(site_dir, memo)  # feed.xml, terms.json, the feed in the sitemap
         if self.active is None:
-            _, epub, epub_leftovers, llms_files = self._side_results()
+            epub, epub_leftovers, llms_files, llms_found, reused = self._side_results(self.side_job)
+            reused.into(self._pages)
+            self._pages.save()
             write_bytes(site_dir / pages.EPUB_SRC, epub, durable=False)
             _report(output_diagnostics(glossary, epub_leftovers, "the EPUB"))
-            _report(llms_leftovers(glossary, llms_files))
+            _report(llms_found)
             LlmsFiles({**llms_files, **sitemap_stubs(glossary)}).write(site_dir)
             return
         llms = LlmsFiles({**self._llms(config.site_url or "/", config.site_name).files, **sitemap_stubs(glossary)})
@@ -299,10 +370,10 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         self.active.replace_written(site_dir, set(llms.files) | published)
         self.active.finish(site_dir, [(p.file.src_uri, p.url) for p in self._built_pages])
 
-    def _side_results(self) -> tuple[str, bytes, list[Leftover], dict[str, str]]:
-        """The map, EPUB and llms.txt from the side process; its failure fails the build cleanly."""
+    def _side_results(self, job: Job) -> Any:
+        """What a side process computed (the map; the EPUB and llms.txt); its failure fails the build cleanly."""
         try:
-            return self.side_job.result()
+            return job.result()
         except BackgroundError as exc:
             raise PluginError(f"glossary: building the map, EPUB and llms.txt failed: {exc}") from exc
 
@@ -317,31 +388,116 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         Python-Markdown gets an empty page and its HTML is replaced in on_page_content."""
         self._page_meta(page)
         src = page.file.src_uri
-        rendered = self._pending.pop(src) if src in self._pending else self._page_html(page, files)
+        if src in self._cached:
+            self._rendered[src] = self._cached.pop(src)
+            return ""
+        if src in self._worker_srcs:
+            self._rendered[src] = self._worker_results()[src]
+            return ""
+        rendered = self._pending.pop(src) if src in self._pending else self._page_html(src, page.url, files)
         if rendered is None:
             return markdown
         self._rendered[src] = rendered
         return ""
 
     def on_page_content(self, html_text: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-        rendered = self._rendered.pop(page.file.src_uri, None)
-        if rendered is not None:
-            html_text = rendered.html
-            page.toc = get_toc([entry.as_dict() for entry in rendered.toc])
-            term = self._term_at(page.file.src_uri)
-            if term is not None:  # the contract, checked on what was produced (emit/leftovers.py)
-                _report(leftover_diagnostics(term, html_leftovers(html_text), "its page"))
-        html_text = html_text + self._page_additions(page.file.src_uri)
-        term = self._term_at(page.file.src_uri)
-        if term is not None:  # "Copy page as Markdown" / "View as Markdown"
-            html_text = with_copy_buttons(html_text, page.url, term_src(term))
-        if self.loaded is not None and term is not None:  # PTX/SASS opcodes link to their terms
-            html_text = link_rendered_blocks(html_text, self.loaded.instructions, self.loaded.glossary, _href_for(self.loaded.glossary, page, files))
-        html_text = page.content = mark_previewable(html_text, page.url, getattr(self, "term_urls", ()))  # page.content: for capture()
+        src = page.file.src_uri
+        found = self._rendered.pop(src, None)
+        content = found if isinstance(found, Content) else self._content(src, page.url, files, found, html_text)
+        if src in self._page_keys:
+            self._pages.put(self._page_keys[src], content)
+        _report(list(content.diagnostics))
+        if content.toc is not None:
+            page.toc = get_toc([entry.as_dict() for entry in content.toc])
+        html_text = page.content = content.html  # page.content: for capture()
         incremental = self.active
         if incremental is not None:
             incremental.capture(page)
         return html_text
+
+    def _content(self, src: str, url: str, files: Files, rendered: Rendered | None, html_text: str) -> Content:
+        """A page's finished content from our rendering (None: MkDocs' ``html_text``): checked,
+        with its additions, copy buttons, linked opcodes and preview marks. Needs the page's
+        URL only, not MkDocs' Page, so a forked worker can make it (:meth:`_prerender`)."""
+        assert self.loaded is not None
+        glossary = self.loaded.glossary
+        term = self._term_at(src)
+        found: list[Diagnostic] = []
+        toc = None
+        if rendered is not None:
+            html_text, toc = rendered.html, rendered.toc
+            if term is not None:  # the contract, checked on what was produced (emit/leftovers.py)
+                found = leftover_diagnostics(term, html_leftovers(html_text), "its page")
+        html_text = html_text + self._page_additions(src)
+        if term is not None:  # "Copy page as Markdown" / "View as Markdown"; PTX/SASS opcodes link to their terms
+            html_text = with_copy_buttons(html_text, url, term_src(term))
+            html_text = link_rendered_blocks(html_text, self.loaded.instructions, glossary, _href_from(glossary, url, files))
+        return Content(mark_previewable(html_text, url, getattr(self, "term_urls", ())), toc, tuple(found))
+
+    def _prerender(self, files: Files) -> None:
+        """Take the term pages whose inputs are unchanged since the last build from ``.cache/``
+        (emit/page_cache.py) and start a worker on the later part of the rest (see on_files);
+        single-core machines render all of the rest in order. The serve preview has its own
+        memo (adapters/mkdocs_incremental.py)."""
+        assert self.loaded is not None
+        project = self.loaded.project
+        site = self._site
+        terms = []
+        for f in files.documentation_pages():
+            term = self._term_at(f.src_uri)
+            if term is None:
+                continue
+            self._page_keys[f.src_uri] = name = page_key(site, term, (project.root / term.path).read_bytes(), f.url, repr(self.publisher.dates(term)))
+            content = self._pages.get(name)
+            if content is not None:
+                self._cached[f.src_uri] = content
+            else:
+                terms.append((f, term))
+        log.info(f"glossary: {len(self._cached)} of {len(self._page_keys)} term pages unchanged since the last build (.cache/), {len(terms)} to render")
+        if len(terms) < 2 or not can_fork():
+            return
+        # Balanced by what rendering costs: body text, and each snippet's tabs and badge.
+        weights = list(accumulate(len(term.body) + SNIPPET_WEIGHT * len(term.snippets) for _, term in terms))
+        cut = bisect_left(weights, weights[-1] * PARENT_SHARE) + 1
+        mine = [(f.src_uri, f.url) for f, _ in terms[cut:]]
+        if not mine:
+            return
+        self._worker_srcs = frozenset(src for src, _ in mine)
+        self._worker = Job(lambda: {src: self._content(src, url, files, self._page_html(src, url, files), "") for src, url in mine})
+
+    def _open_page_cache(self, config: MkDocsConfig) -> None:
+        """The build's cache of finished pages, and the digest of what all pages share."""
+        assert self.loaded is not None
+        project = self.loaded.project
+        self._pages = Cache(project.root / CACHE_DIR, kind="pages")
+        config_bytes = Path(config.config_file_path).read_bytes() if config.config_file_path else b""
+        shown = [repr(sorted(self.term_urls)), repr(self.loaded.diagrams), repr(self.loaded.instructions), config.site_url or "", config.site_name]
+        self._site = site_digest(self.loaded.glossary, records_dir=project.records_dir, config=config_bytes, extra=shown)
+
+    def _through_cache(self, inputs: Callable[[Term], tuple[str, ...]], make: Callable[..., T], reused: Reused | None = None) -> Callable[..., T]:
+        """``make`` through the page cache, keyed by the shared digest and ``inputs(term)``;
+        ``reused`` collects what a forked process took or made, for this one to keep."""
+
+        def cached(term: Term, *args: Any) -> T:
+            name = key(*inputs(term), self._site)
+            found = self._pages.get(name)
+            if found is None:
+                found = make(term, *args)
+                self._pages.put(name, found)
+                if reused is not None:
+                    reused.made[name] = found
+            elif reused is not None:
+                reused.taken.append(name)
+            return found
+
+        return cached
+
+    def _worker_results(self) -> dict[str, Content]:
+        assert self._worker is not None
+        try:
+            return self._worker.result()
+        except BackgroundError as exc:
+            raise PluginError(f"glossary: rendering term pages in the second process failed: {exc}") from exc
 
     def _page_additions(self, src: str) -> str:
         """HTML appended to a page after rendering: a term's dates, citation and JSON-LD."""
@@ -400,14 +556,13 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         term = self.loaded.glossary.terms.get(Path(src).stem)
         return term if term is not None and term_src(term) == src else None
 
-    def _page_html(self, page: Page, files: Files) -> Rendered | None:
-        """The HTML and contents of ``page``; None leaves the file to MkDocs."""
+    def _page_html(self, src: str, url: str, files: Files) -> Rendered | None:
+        """The HTML and contents of the page at ``src`` (``url``); None leaves the file to MkDocs."""
         assert self.loaded is not None
         glossary = self.loaded.glossary
-        src = page.file.src_uri
         incremental = self.active
         site_snippets = SiteSnippets(self.loaded.project.records_dir)
-        options = RenderOptions(glossary, RelativeLinker(src), site_snippets, href=_md_href(src, page.url, files))
+        options = RenderOptions(glossary, RelativeLinker(src), site_snippets, href=_md_href(src, url, files))
         if src == pages.HOME_SRC:
             return markdown_page(pages.home_parts(glossary, [(MAP_TITLE.lower(), MAP_SRC), *((f"the book as {label}", src) for label, src in self.downloads)]), options)
         if src == pages.AZ_SRC:
@@ -415,15 +570,15 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         if src == pages.ROSETTA_SRC:
             return markdown_page([pages.rosetta_markdown(glossary)], options)
         if src == WHATS_NEW_SRC:
-            return markdown_page([self.publisher.whats_new(page.url)], options)
-        href = _href_for(glossary, page, files)
+            return markdown_page([self.publisher.whats_new(url)], options)
+        href = _href_from(glossary, url, files)
         if src == COMPARE_SRC:  # its table is raw HTML: links are the final URLs
             return markdown_page([comparison_markdown(glossary, self.loaded.project.records_dir, term_href=lambda term: href(term.slug) or "")], options)
         if src == MAP_SRC:
             if incremental is None:
-                return markdown_page([self._side_results()[0]], options)
+                return markdown_page([self._side_results(self.map_job)], options)
             layout = incremental.memoized("map layout", layout_key(glossary, self.link_graph), lambda: layout_map(glossary))
-            return markdown_page([incremental.memoized(src, map_key(glossary, self.link_graph, page.url), lambda: map_markdown(glossary, href, layout))], options)
+            return markdown_page([incremental.memoized(src, map_key(glossary, self.link_graph, url), lambda: map_markdown(glossary, href, layout))], options)
         for section in glossary.sections:
             if src == pages.section_src(section):
                 figures = diagrams_markdown(section.page, self.loaded.diagrams, glossary, href) if section.page is not None else ""
@@ -436,7 +591,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             return term_extras_markdown(term, self.loaded.diagrams, glossary, href, self.link_graph)
 
         if incremental is not None:  # the drawings are most of the cost: redrawn only when what they show changed
-            text = incremental.memoized(src, extras_key(term, glossary, self.link_graph, self.loaded.diagrams, page.url), extras)
+            text = incremental.memoized(src, extras_key(term, glossary, self.link_graph, self.loaded.diagrams, url), extras)
         else:
             text = extras()
         widget = widget_html(term, glossary, self.loaded.project.records_dir)  # calculators and other pages to play with
@@ -504,11 +659,6 @@ def _md_href(src: str, url: str, files: Files) -> Callable[[str], str]:
         return get_relative_url(file.url, url) + (hash_mark + fragment if hash_mark else "")
 
     return href
-
-
-def _href_for(glossary: Glossary, page: Page, files: Files) -> Callable[[str], str | None]:
-    """Term slug -> URL relative to ``page``: raw HTML (inline SVG) gets no link rewriting from MkDocs."""
-    return _href_from(glossary, page.url, files)
 
 
 def _href_from(glossary: Glossary, url: str, files: Files) -> Callable[[str], str | None]:

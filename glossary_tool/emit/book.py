@@ -18,7 +18,7 @@ import re
 import subprocess
 import uuid
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -123,6 +123,10 @@ class Book:
     site_url: str
     #: name -> Diagram (glossary_tool.draw); drawn inline as SVG after the term's body
     diagrams: Mapping[str, Any] = field(default_factory=dict)
+    #: (term, make) -> make() or what an earlier build made for the same inputs: a build
+    #: passes its page cache (adapters/mkdocs_plugin.py), so an unchanged term's XHTML is
+    #: not rendered again. Diagrams stay outside it (each is drawn once per book).
+    memo: Callable[[Term, Callable[[], str]], str] = field(default=lambda term, make: make())
 
     def figures(self, term: Term, drawn: dict[str, str]) -> str:
         """Each diagram is drawn once in the book (SVG ids must be unique in a document);
@@ -164,12 +168,15 @@ class Book:
         )
 
     def term_xhtml(self, term: Term, drawn: dict[str, str] | None = None) -> str:
+        return f"<section>{self.memo(term, lambda: self._term_text(term))}{self.figures(term, {} if drawn is None else drawn)}</section>"
+
+    def _term_text(self, term: Term) -> str:
+        """The term's title, summary and body as book XHTML (everything but its diagrams)."""
         options = self._options(term)
         article = term_article(term, self.glossary, options, PageState(), sub_level=3)
         title = f'<h2 id="{book_anchor(term.slug)}">{html.escape(term.display_title)}</h2>'
         summary = f'<p class="summary">{html.escape(term.summary)}</p>'
-        body = _xhtml(_highlight_blocks(article))
-        return f"<section>{title}{summary}{body}{self.figures(term, {} if drawn is None else drawn)}</section>"
+        return f"{title}{summary}{_xhtml(_highlight_blocks(article))}"
 
     def section_xhtml(self, section: Section, drawn: dict[str, str] | None = None) -> str:
         intro = render_body(section.page, self._options(section.page)).html if section.page is not None else f"<p>{html.escape(section.summary)}</p>"

@@ -98,10 +98,13 @@ class Cache:
     """Results by key, loaded from ``directory`` once and saved with :meth:`save`.
 
     ``directory`` None is a cache that remembers nothing across runs (``--no-cache``).
+    ``kind`` names its file: the build's finished pages (``pages``) are kept apart from the
+    parses every `check` reads (``load``), so a check never unpickles the site's HTML.
     """
 
-    def __init__(self, directory: Path | None) -> None:
+    def __init__(self, directory: Path | None, kind: str = "load") -> None:
         self.directory = directory
+        self.kind = kind
         self._stored: dict[str, Any] = {}
         self._used: dict[str, Any] = {}
         self.hits = 0
@@ -118,7 +121,7 @@ class Cache:
     @property
     def _file(self) -> Path:
         assert self.directory is not None
-        return self.directory / f"load-{tool_version()[:16]}.pickle"
+        return self.directory / f"{self.kind}-{tool_version()[:16]}.pickle"
 
     def get(self, name: str) -> Any | None:
         """The stored result for key ``name``, or None."""
@@ -148,7 +151,7 @@ class Cache:
                 write_bytes(ignore, b"# written by glossary_tool: the whole folder is a disposable cache\n*\n", durable=False)
             payload = pickle.dumps(self._used, protocol=pickle.HIGHEST_PROTOCOL)
             write_bytes(self._file, _sign(payload) + payload, durable=False)
-            for old in self.directory.glob("load-*.pickle"):
+            for old in self.directory.glob(f"{self.kind}-*.pickle"):
                 if old != self._file:
                     with contextlib.suppress(OSError):
                         os.unlink(old)
