@@ -229,6 +229,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         assert self.loaded is not None
         self._worker_srcs, self._worker = frozenset(), None
         self._pages, self._site, self._page_keys, self._cached = Cache(None), "", {}, {}
+        self.map_job: Job | None = None
         glossary = self.loaded.glossary
         keep = {pages.HOME_SRC, *(pages.section_src(s) for s in glossary.sections), *(term_src(t) for t in glossary.terms.values())}
         for file in list(files):
@@ -283,7 +284,9 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             return (*epub_with_leftovers(replace(book, memo=memo)), llms_files, llms_leftovers(glossary, llms_files), reused)
 
         self._prerender(files)
-        self.map_job = Job(lambda: map_markdown(glossary, _href_from(glossary, map_url, files)))
+        self._map_key = key("map page", map_url, self._site)
+        self._map_text = self._pages.get(self._map_key)
+        self.map_job = None if self._map_text is not None else Job(lambda: map_markdown(glossary, _href_from(glossary, map_url, files)))
         self.side_job = Job(books, nice=10)
         files.append(File.generated(config, pages.EPUB_SRC, content=b""))  # known to MkDocs' link validation; written in on_post_build
         if self.config.book:
@@ -556,6 +559,23 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         term = self.loaded.glossary.terms.get(Path(src).stem)
         return term if term is not None and term_src(term) == src else None
 
+    def _generated(self, src: str, url: str, options: RenderOptions, parts: list[str | Term]) -> Rendered:
+        """A generated page (home, A-Z, Rosetta, ...) from its Markdown parts, through the page cache."""
+        inputs = tuple(f"{part.path}\0{part.body}" if isinstance(part, Term) else part for part in parts)
+        return self._memo(("generated page", src, url, *inputs), lambda: markdown_page(parts, options))
+
+    def _memo(self, inputs: tuple[str, ...], make: Callable[[], T]) -> T:
+        """``make()``, or in a build what an earlier build made from the same ``inputs`` and
+        shared digest (the serve preview keeps its own memo)."""
+        if self.active is not None or not self._site:
+            return make()
+        name = key(*inputs, self._site)
+        found = self._pages.get(name)
+        if found is None:
+            found = make()
+            self._pages.put(name, found)
+        return found
+
     def _page_html(self, src: str, url: str, files: Files) -> Rendered | None:
         """The HTML and contents of the page at ``src`` (``url``); None leaves the file to MkDocs."""
         assert self.loaded is not None
@@ -564,25 +584,32 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         site_snippets = SiteSnippets(self.loaded.project.records_dir)
         options = RenderOptions(glossary, RelativeLinker(src), site_snippets, href=_md_href(src, url, files))
         if src == pages.HOME_SRC:
-            return markdown_page(pages.home_parts(glossary, [(MAP_TITLE.lower(), MAP_SRC), *((f"the book as {label}", src) for label, src in self.downloads)]), options)
+            return self._generated(src, url, options, pages.home_parts(glossary, [(MAP_TITLE.lower(), MAP_SRC), *((f"the book as {label}", src) for label, src in self.downloads)]))
         if src == pages.AZ_SRC:
-            return markdown_page([pages.az_markdown(glossary)], options)
+            return self._generated(src, url, options, [pages.az_markdown(glossary)])
         if src == pages.ROSETTA_SRC:
-            return markdown_page([pages.rosetta_markdown(glossary)], options)
+            return self._generated(src, url, options, [pages.rosetta_markdown(glossary)])
         if src == WHATS_NEW_SRC:
-            return markdown_page([self.publisher.whats_new(url)], options)
+            return self._generated(src, url, options, [self.publisher.whats_new(url)])
         href = _href_from(glossary, url, files)
         if src == COMPARE_SRC:  # its table is raw HTML: links are the final URLs
-            return markdown_page([comparison_markdown(glossary, self.loaded.project.records_dir, term_href=lambda term: href(term.slug) or "")], options)
+            return self._generated(src, url, options, [comparison_markdown(glossary, self.loaded.project.records_dir, term_href=lambda term: href(term.slug) or "")])
         if src == MAP_SRC:
             if incremental is None:
-                return markdown_page([self._side_results(self.map_job)], options)
+                if self._map_text is None:  # drawn in a side process (its force layout takes a while)
+                    self._map_text = self._side_results(self.map_job)
+                    self._pages.put(self._map_key, self._map_text)
+                return self._generated(src, url, options, [self._map_text])
             layout = incremental.memoized("map layout", layout_key(glossary, self.link_graph), lambda: layout_map(glossary))
-            return markdown_page([incremental.memoized(src, map_key(glossary, self.link_graph, url), lambda: map_markdown(glossary, href, layout))], options)
-        for section in glossary.sections:
-            if src == pages.section_src(section):
+            return self._generated(src, url, options, [incremental.memoized(src, map_key(glossary, self.link_graph, url), lambda: map_markdown(glossary, href, layout))])
+        section = next((s for s in glossary.sections if src == pages.section_src(s)), None)
+        if section is not None:
+
+            def intro() -> Rendered:
                 figures = diagrams_markdown(section.page, self.loaded.diagrams, glossary, href) if section.page is not None else ""
                 return section_page(section, glossary, options, figures_html=figures)
+
+            return self._memo(("section page", src, url, section.page.body if section.page is not None else ""), intro)
         term = self._term_at(src)
         if term is None:
             return None

@@ -47,6 +47,10 @@ _ATTR_URL = re.compile(r"(?:^|\s)(?:href|src|action|formaction|xlink:href|srcset
 _URL_NOISE = re.compile(r"[\x00-\x20\x7f]+")  # browsers drop tabs and newlines inside URLs
 _BAD_SCHEMES = ("javascript:", "vbscript:", "data:")
 _CODE_SPAN = re.compile(r"(`+)(?:.|\n)*?\1")
+#: Each pattern of ``_check_html`` needs one of these (a tag, an attribute, an attr_list, a
+#: link destination or reference definition): text with none is skipped without the regexes.
+_HTML_MARKERS = ("<", "=", "{", "](", "]:")
+_NEWLINE = re.compile("\n")
 _FENCE_CLOSE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*$")
 
 _PARSER: MarkdownIt | None = None
@@ -142,6 +146,9 @@ def _check_html(path: str, line: int, content: str, out: list[Diagnostic]) -> No
     ``line`` is the file line of the first line of ``content``; each problem is reported on
     the line where it starts.
     """
+
+    if not any(marker in content for marker in _HTML_MARKERS):  # none of the patterns can match
+        return
 
     def at(pos: int) -> int:
         return line + content.count("\n", 0, pos)
@@ -310,7 +317,7 @@ def _inline(path: str, offset: int, lines: list[str], token: Token, xrefs: list[
         xrefs.append(xref)
     # The whole text, not only what markdown-it took for HTML: raw tags are sanitised on the
     # page, and an author should hear about what was dropped.
-    text_only = _CODE_SPAN.sub(lambda m: "\n" * m.group(0).count("\n"), content)
+    text_only = _CODE_SPAN.sub(lambda m: "\n" * m.group(0).count("\n"), content) if "`" in content else content
     _check_html(path, offset + start_line + 1, text_only, out)
 
 
@@ -331,7 +338,7 @@ def _locate_xrefs(lines: list[str], tokens: list[Token]) -> None:
             continue
         content = token.content
         start_line = token.map[0]
-        newlines = [i for i, ch in enumerate(content) if ch == "\n"]
+        newlines = [m.start() for m in _NEWLINE.finditer(content)]
         for child in token.children:
             if child.type != "xref":
                 continue
