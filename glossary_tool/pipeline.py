@@ -19,7 +19,7 @@ from glossary_tool.emit.instructions import InstructionTable, load_instructions
 from glossary_tool.emit.leftovers import check_rendered
 from glossary_tool.link import link_glossary, term_link_graph
 from glossary_tool.load import LoadResult, load_tree
-from glossary_tool.load.cache import project_cache
+from glossary_tool.load.cache import Cache, project_cache
 from glossary_tool.model import Glossary, Snippet, Term
 from glossary_tool.verify.freshness import snippet_diagnostics
 from glossary_tool.verify.records import Record, records_for
@@ -98,22 +98,32 @@ def load_project(root: Path, *, check_records: bool = True, cache: bool = True) 
     diagnostics = list(loaded.diagnostics) + problems
     reported = {(d.path, d.line) for d in diagnostics if d.code in ("xref-unparsed", "xref-in-html")}
     diagnostics += check_rendered(glossary, reported, store)
-    records = _records_reader(project.records_dir)
-    if check_records:
-        reference = load_reference_gpus(project.mkdocs_yml)
-        diagnostics += [*reference.diagnostics, *snippet_diagnostics(glossary.ordered_terms(), project.records_dir, reference.gpus, records)]
     drawn = load_diagrams(project.diagrams_dir, project.root)
     diagnostics += drawn.diagnostics
     diagnostics += check_diagrams(drawn.diagrams, glossary, drawn.broken)
     if check_records:
-        # Prose quoting a snippet's output must quote what its records hold (figure-drift).
-        from glossary_tool.verify.figure_check import figure_diagnostics
-
-        diagnostics += figure_diagnostics(glossary, glossary.ordered_terms(), project.records_dir, records=records, store=store)
+        diagnostics += record_diagnostics(project, glossary, store)
     store.save()
     instructions, problems = load_instructions(project.glossary_dir, glossary)
     diagnostics += problems
     return Loaded(project, glossary, tuple(diagnostics), drawn.diagrams, instructions=instructions, load=loaded)
+
+
+def record_diagnostics(project: Project, glossary: Glossary, store: Cache | None = None) -> list[Diagnostic]:
+    """The snippet records' checks: the reference GPUs, each snippet's records, and prose
+    quoting a snippet's output against what its records hold (figure-drift; ``store``, the
+    content cache, keeps each body's block structure). Separate so that `glossary serve`
+    can skip them when neither the records nor the terms with snippets changed."""
+    from glossary_tool.verify.figure_check import figure_diagnostics
+
+    records = _records_reader(project.records_dir)
+    reference = load_reference_gpus(project.mkdocs_yml)
+    terms = glossary.ordered_terms()
+    return [
+        *reference.diagnostics,
+        *snippet_diagnostics(terms, project.records_dir, reference.gpus, records),
+        *figure_diagnostics(glossary, terms, project.records_dir, records=records, store=store),
+    ]
 
 
 def _records_reader(records_root: Path) -> Callable[[Term, Snippet], Mapping[str, Record]]:

@@ -10,6 +10,7 @@ mkdocs.yml (Zensical) needs only a new adapter.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import logging
 import posixpath
@@ -34,7 +35,7 @@ from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import get_toc
 from mkdocs.utils import get_relative_url
 
-from glossary_tool.adapters.mkdocs_incremental import Incremental, digest, extras_key, layout_key, map_key, plan_files
+from glossary_tool.adapters.mkdocs_incremental import DirtyWarningFilter, Incremental, PageInputs, digest, extras_key, layout_key, map_key, plan_files, record_inputs
 from glossary_tool.adapters.mkdocs_publish import Publisher
 from glossary_tool.atomic import write_bytes
 from glossary_tool.background import BackgroundError, Job, can_fork
@@ -46,7 +47,7 @@ from glossary_tool.emit.gpu_compare import COMPARE_SRC, comparison_markdown, com
 from glossary_tool.emit.instructions import link_rendered_blocks
 from glossary_tool.emit.leftovers import Leftover, html_leftovers, leftover_diagnostics, markdown_leftovers, output_diagnostics
 from glossary_tool.emit.links import RelativeLinker, term_src
-from glossary_tool.emit.llms import OVERRIDES_DIR, LlmsFiles, render_llms
+from glossary_tool.emit.llms import OVERRIDES_DIR, LlmsFiles, render_llms, section_file
 from glossary_tool.emit.markdown_copy import markdown_copy, sitemap_stubs, with_copy_buttons, with_head_links
 from glossary_tool.emit.page_cache import page_key, site_digest
 from glossary_tool.emit.page_html import markdown_page, section_page, term_page
@@ -58,7 +59,7 @@ from glossary_tool.emit.snippets import SiteSnippets
 from glossary_tool.emit.widgets import widget_html
 from glossary_tool.load.cache import CACHE_DIR, Cache, key
 from glossary_tool.model import Glossary, Term
-from glossary_tool.pipeline import Loaded, load_project
+from glossary_tool.pipeline import Loaded, load_project, record_diagnostics
 from glossary_tool.publish.feed import WHATS_NEW_SRC, WHATS_NEW_TITLE
 from glossary_tool.verify.outputs import reference_of
 
@@ -129,8 +130,6 @@ class GlossaryConfig(Config):
 
 class GlossaryPlugin(BasePlugin[GlossaryConfig]):
     loaded: Loaded | None = None
-    #: Set by `glossary serve` (adapters/mkdocs_serve.py) for its site directory only.
-    incremental: Incremental | None = None
     #: Set by `glossary build` (adapters/mkdocs_build.py), which has just loaded the project to
     #: check it: on_config takes it instead of loading every file again.
     preloaded: Loaded | None = None
@@ -138,6 +137,10 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
     def __init__(self) -> None:
         super().__init__()
         self.active: Incremental | None = None
+        #: (command, dirty) of the last on_startup; a ``serve --dirty`` session's state, per site directory
+        self.startup: tuple[str, bool] = ("build", False)
+        self.sessions: dict[str, Incremental] = {}
+        self.inputs: PageInputs | None = None
         self.downloads: list[tuple[str, str]] = []
         self._pending: dict[str, Rendered | None] = {}
         self._rendered: dict[str, Rendered | Content] = {}
@@ -154,17 +157,32 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         self.link_graph: nx.DiGraph | None = None
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
-        """Defined so that MkDocs keeps this one plugin object across `serve` rebuilds: the
-        incremental state lives on it."""
+        """MkDocs keeps a plugin that defines this one object per process, across `serve`
+        rebuilds: a ``serve --dirty`` session's incremental state lives on it, keyed by the
+        session's site directory (MkDocs makes a new one per ``serve``)."""
+        self.startup = (command, dirty)
+        self.sessions = {site: state for site, state in self.sessions.items() if Path(site).is_dir()}
+        if command == "serve" and dirty:  # the plugin sees to what MkDocs' warning is about
+            DirtyWarningFilter.install()
+
+    def on_shutdown(self) -> None:
+        """The serve (or build) is over: later builds in this process are plain ones."""
+        self.startup = ("build", False)
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
-        self.active = self.incremental if self.incremental is not None and self.incremental.site_dir == config.site_dir else None
+        self.active = self.sessions.get(config.site_dir)
+        if self.active is None and self.startup == ("serve", True):
+            self.active = self.sessions[config.site_dir] = Incremental(config.site_dir)
         self._pending = {}
         docs = Path(config.docs_dir)
         root = Path(self.config.root) if self.config.root else docs.parent
         preloaded, self.preloaded = self.preloaded, None
         if preloaded is not None and preloaded.project.root.resolve() == root.resolve():
             self.loaded = preloaded
+        elif self.active is not None:  # serve: the record checks again only when what they read changed
+            loaded = load_project(root, check_records=False)
+            records = self.active.memoized("record checks", record_inputs(loaded), lambda: tuple(record_diagnostics(loaded.project, loaded.glossary)))
+            self.loaded = dataclasses.replace(loaded, diagnostics=loaded.diagnostics + records)
         else:
             self.loaded = load_project(root)
         found = errors(self.loaded.diagnostics)
@@ -190,9 +208,12 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         return config
 
     def on_serve(self, server: LiveReloadServer, config: MkDocsConfig, builder: Callable[..., object]) -> LiveReloadServer:
-        """`glossary serve` also rebuilds when a diagram file changes."""
-        if self.loaded is not None and self.loaded.project.diagrams_dir.is_dir():
-            server.watch(str(self.loaded.project.diagrams_dir))
+        """Serving also rebuilds when a diagram or a snippet record changes (the docs folder,
+        glossary/ with its toc.yml, and mkdocs.yml MkDocs watches itself)."""
+        if self.loaded is not None:
+            for folder in (self.loaded.project.diagrams_dir, self.loaded.project.records_dir):
+                if folder.is_dir():
+                    server.watch(str(folder))
         return server
 
     def on_env(self, env: jinja2.Environment, config: MkDocsConfig, files: Files) -> jinja2.Environment:
@@ -200,6 +221,8 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         assert env.loader is not None
         env.loader = jinja2.ChoiceLoader([jinja2.DictLoader(OVERRIDES), jinja2.PrefixLoader({THEME_PREFIX: env.loader}), env.loader])
         env.globals["glossary_build_note"] = self.publisher.note
+        if self.active is not None:  # MkDocs makes a new environment per build: keep the compiled templates
+            env.bytecode_cache = self.active.bytecode
         return env
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
@@ -221,6 +244,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         if files.get_file_from_path(pages.HOME_SRC) is None:
             files.append(File.generated(config, pages.HOME_SRC, content=""))
         term_url = {t.slug: files.get_file_from_path(term_src(t)).url for t in glossary.terms.values() if files.get_file_from_path(term_src(t))}
+        self.inputs = PageInputs(self.loaded, term_url, self.link_graph, self.active) if self.active is not None else None
         files.append(File.generated(config, SEARCH_NAMES_SRC, content=names_json(glossary, lambda t: term_url.get(t.slug, ""))))
         self.term_urls = frozenset(term_url.values())  # links to these get preview cards (emit/previews.py)
         resolve = resolver(glossary)
@@ -228,6 +252,9 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         if self.active is None:  # a build: what the last one rendered is in .cache/ (emit/page_cache.py)
             self._open_page_cache(config)
             opening_of = self._through_cache(lambda term: ("preview opening", term.body), lambda term: opening(term, glossary, resolve))
+        elif self.inputs is not None:  # serve: from the last rebuild when the term's inputs are the same
+            inputs = self.inputs
+            opening_of = lambda term: inputs.opening(term, lambda: opening(term, glossary, resolve))  # noqa: E731
         files.append(File.generated(config, PREVIEWS_SRC, content=previews_json(glossary, lambda t: term_url.get(t.slug, ""), resolve, opening_of)))
         if self.active is not None:  # the serve preview has no book: rebuilding it took seconds per edit
             self.downloads = []
@@ -273,7 +300,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
     def on_build_error(self, error: Exception) -> None:
         """A failed build collects nothing: stop the background jobs; the next serve rebuild is a full one."""
         if self.active is not None:
-            self.active.signature = None
+            self.active.failed()
         for job in (getattr(self, "side_job", None), getattr(self, "map_job", None), self._worker):
             if job is not None:
                 job.cancel()
@@ -283,23 +310,39 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         incremental = self.active
         if incremental is None:
             return nav
+        assert self.loaded is not None
         doc_pages = [f.page for f in files.documentation_pages() if f.page is not None]
         fingerprints: dict[str, str] = {}
         frame = [Path(config.config_file_path).read_bytes() if config.config_file_path else b"", repr(config.nav), self.publisher.note]
+        inputs = self.inputs
+        assert inputs is not None
+        generated = None
         for page in doc_pages:
             src = page.file.src_uri
+            term = self._term_at(src)
+            if term is not None:  # a term page by what it is made of, not by rendering it
+                fingerprints[src] = digest(inputs.page(term), inputs.extras(term, page.url), repr(self.publisher.dates(term)), page.url)
+                continue
+            # home, section and generated pages (a dozen, drawn from all terms): rendered when
+            # what they show of the terms changed (not for a body edit), fingerprinted by their HTML
             source = page.file.content_bytes
+            frame.append(digest(src, source))  # their titles are in every page's navigation
+            generated = generated if generated is not None else inputs.generated(self.publisher, self.downloads)
+            key = digest(generated, src, page.url, source)
+            known = incremental.generated.get(src)
+            if known is not None and known[0] == key:
+                fingerprints[src] = known[1]
+                continue
             self._pending[src] = rendered = self._page_html(src, page.url, files)
-            fingerprints[src] = digest(source, rendered.html if rendered is not None else "", repr(rendered.toc) if rendered is not None else "", self._page_additions(src))
-            if not self._term_at(src):  # home, section and generated pages: their titles are in every page's navigation
-                frame.append(digest(src, source))
+            fingerprints[src] = digest(source, rendered.html if rendered is not None else "", repr(rendered.toc) if rendered is not None else "")
+            incremental.generated[src] = (key, fingerprints[src])
         self._built_pages = doc_pages
         rebuild = incremental.plan(digest(*frame), fingerprints)
         for page in doc_pages:
             if page.file.src_uri not in rebuild:
                 incremental.skip(page)
-                del self._pending[page.file.src_uri]
-        log.info(f"glossary: rebuilding {len(rebuild)} of {len(doc_pages)} pages")
+                self._pending.pop(page.file.src_uri, None)
+        log.info("glossary: rebuilding %d of %d pages", len(rebuild), len(doc_pages), extra={"glossary_rebuilt": tuple(sorted(rebuild)), "glossary_pages": tuple(fingerprints)})
         return nav
 
     @event_priority(-100)  # after Material's search has written its index
@@ -307,7 +350,8 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         """Write the EPUB, llms.txt, llms-full.txt and the Markdown copy of each term page."""
         site_dir = Path(config.site_dir)
         glossary = self.loaded.glossary
-        published = self.publisher.write(site_dir)  # feed.xml, terms.json, the feed in the sitemap
+        memo = self.inputs.published if self.active is not None and self.inputs is not None else None
+        published = self.publisher.write(site_dir, memo)  # feed.xml, terms.json, the feed in the sitemap
         if self.active is None:
             epub, epub_leftovers, llms_files, llms_found, reused = self._side_results(self.side_job)
             reused.into(self._pages)
@@ -318,11 +362,14 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             LlmsFiles({**llms_files, **sitemap_stubs(glossary)}).write(site_dir)
             return
         llms = LlmsFiles({**self._llms(config.site_url or "/", config.site_name).files, **sitemap_stubs(glossary)})
-        # The preview checks every page's Markdown copy; llms-full.txt (all terms again, in one
-        # document) is left to `glossary build`: parsing it on each rebuild cost 3-4 s of CPU
-        # at 1,000 terms, most of a one-sentence edit (BENCHMARKS.md).
-        _report(llms_leftovers(glossary, {name: text for name, text in llms.files.items() if name != "llms-full.txt"}))
-        llms.write(site_dir)
+        # The preview checks every page's Markdown copy (those whose text changed; the others
+        # report what they reported before); llms-full.txt and the section files (all terms
+        # again, in one document each) are left to `glossary build`: parsing them on each
+        # rebuild cost 1-4 s of CPU at 1,000 terms.
+        sections = {section_file(s.slug) for s in glossary.sections}
+        checked = {name: text for name, text in llms.files.items() if name != "llms-full.txt" and name not in sections}
+        _report(self.active.checked(checked, lambda changed: llms_leftovers(glossary, changed)))
+        LlmsFiles(self.active.changed_outputs(site_dir, llms.files)).write(site_dir)
         self.active.replace_written(site_dir, set(llms.files) | published)
         self.active.finish(site_dir, [(p.file.src_uri, p.url) for p in self._built_pages])
 
@@ -336,7 +383,8 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
     def _llms(self, site_url: str, site_name: str) -> LlmsFiles:
         assert self.loaded is not None
         project = self.loaded.project
-        return render_llms(self.loaded.glossary, project.records_dir, project.root / OVERRIDES_DIR, site_url, site_name, self.loaded.diagrams)
+        memo = self.inputs.markdown if self.active is not None and self.inputs is not None else None
+        return render_llms(self.loaded.glossary, project.records_dir, project.root / OVERRIDES_DIR, site_url, site_name, self.loaded.diagrams, memo=memo)
 
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         """Our pages are rendered by the core (markdown-it-py, the engine `check` validated);
@@ -472,6 +520,8 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         if cut.pieces:
             self._search_cuts[page.file.src_uri] = cut
             page.content = cut.html
+        if self.active is not None:
+            self.active.search_before(config, page)
         return context
 
     @event_priority(-50)  # after it
@@ -479,6 +529,8 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         cut = self._search_cuts.pop(page.file.src_uri, None)
         if cut is not None:
             page.content = cut.restore(page.content or "")
+        if self.active is not None:
+            self.active.search_after(config, page)
         return context
 
     on_page_context = CombinedEvent(_cut_for_search, _restore_after_search)
