@@ -176,7 +176,7 @@ def render_llms(
             figures = diagram_text(term, diagrams or {})
             files[term_src(term)] = once(term, f"copy\0{figures}", partial(term_markdown, term, glossary, absolute, snippets, extra_after_body=figures))
             once_full = diagram_text(term, diagrams or {}, described=described_full)
-            text = once(term, f"full\0{toolchain}\0{once_full}", partial(term_markdown, term, glossary, anchors, compact, title_level=3, extra_after_body=once_full, compact=True)).strip()
+            text = once(term, f"full\0{toolchain}\0{once_full}", partial(term_markdown, term, glossary, anchors, compact, title_level=3, extra_after_body=once_full, compact=True, sources=False)).strip()
             full_terms.append({"anchor": term_anchor(term.slug), "markdown": text})
             local = SectionLinker(section.slug, absolute)
             once_here = diagram_text(term, diagrams or {}, described=described_here)
