@@ -1,5 +1,5 @@
-"""A repeated `glossary build` takes unchanged term pages from ``.cache/`` (emit/page_cache.py)
-and still writes, after any kind of edit, the very bytes a build without the cache writes.
+"""A repeated `glossary build` takes unchanged pages from ``.cache/`` (keyed by the input
+fingerprints of adapters/mkdocs_incremental.py's PageInputs) and still writes, after any kind of edit, the very bytes a build without the cache writes.
 
 Each step edits a synthetic glossary (the edits of tests/test_serve.py, plus a renamed
 heading that another term's anchor points at), builds with the cache of the previous
@@ -39,16 +39,18 @@ def rename_heading(root: Path) -> None:
     path.write_text(text.replace("\n## Part\n", "\n## Renamed part {#part}\n", 1) if "{#" in text else text.replace("\n## Part\n", "\n## Portion\n", 1), encoding="utf-8")
 
 
+# (step, edit, term pages rendered: a number; "some": more than the edited term, fewer than
+# all; None: not counted)
 STEPS = [
     ("nothing changed", lambda root: None, 0),
     ("a sentence added to one term", lambda root: edit(term_file(root, "term-00001"), "\n## Part\n", "\nOne more sentence.\n\n## Part\n"), 1),
-    ("a summary edited", lambda root: edit(term_file(root, "term-00002"), "summary: Synthetic term number 2 ", "summary: Edited term number 2 "), N),
-    ("a cross-reference added", add_link, N),
-    ("a heading another term links to", anchored, N),
-    ("that heading renamed", rename_heading, N),
-    ("a snippet record re-run", rerun, N),
-    ("a diagram redrawn", redraw, N),
-    ("a title changed", rename, N),
+    ("a summary edited", lambda root: edit(term_file(root, "term-00002"), "summary: Synthetic term number 2 ", "summary: Edited term number 2 "), "some"),
+    ("a cross-reference added", add_link, None),  # in 20 densely linked terms, every drawing may show it
+    ("a heading another term links to", anchored, None),
+    ("that heading renamed", rename_heading, "some"),
+    ("a snippet record re-run", rerun, 1),
+    ("a diagram redrawn", redraw, 1),  # the one term that shows it
+    ("a title changed", rename, None),
 ]
 
 _COUNTS = re.compile(r"glossary: (\d+) of (\d+) term pages unchanged")
@@ -69,7 +71,9 @@ def test_a_cached_build_writes_what_a_clean_build_writes(tmp_path: Path, caplog:
     assert list((root / CACHE_DIR).glob("pages-*.pickle")), "and keeps them"
     for step, change, rendered in STEPS:
         change(root)
-        assert _build(root, tmp_path / "warm", caplog) == rendered, f"{step}: pages rendered"
+        count = _build(root, tmp_path / "warm", caplog)
+        if rendered is not None:
+            assert (1 < count < N) if rendered == "some" else count == rendered, f"{step}: {count} pages rendered"
         kept = root / f"{CACHE_DIR}-kept"
         shutil.move(root / CACHE_DIR, kept)
         try:

@@ -318,7 +318,7 @@ class PageInputs:
     is ``extras_key``. The plugin adds the term's dates and its page URL.
     """
 
-    def __init__(self, loaded: Loaded, term_url: Mapping[str, str], graph: nx.DiGraph | None, incremental: Incremental) -> None:
+    def __init__(self, loaded: Loaded, term_url: Mapping[str, str], graph: nx.DiGraph | None, incremental: Incremental | None) -> None:
         self.loaded = loaded
         self.glossary = loaded.glossary
         self.term_url = term_url
@@ -330,7 +330,9 @@ class PageInputs:
         self._drawn: dict[str, str] = {}
         self._generated: str | None = None
         config = loaded.project.mkdocs_yml
-        self.shared = digest(config.read_bytes() if config.is_file() else b"", repr(loaded.instructions))
+        # every page's PTX and SASS opcodes link to the terms instructions.yml names: their URLs too
+        opcode_terms = sorted(set(loaded.instructions.ptx.values()) | set(loaded.instructions.sass.values()))
+        self.shared = digest(config.read_bytes() if config.is_file() else b"", repr(loaded.instructions), repr([(slug, term_url.get(slug)) for slug in opcode_terms]))
         self.sections = repr(sorted(s.slug for s in self.glossary.sections))
 
     def _fact(self, slug: str) -> str:

@@ -49,7 +49,6 @@ from glossary_tool.emit.leftovers import Leftover, html_leftovers, leftover_diag
 from glossary_tool.emit.links import RelativeLinker, term_src
 from glossary_tool.emit.llms import OVERRIDES_DIR, LlmsFiles, render_llms, section_file
 from glossary_tool.emit.markdown_copy import markdown_copy, sitemap_stubs, with_copy_buttons, with_head_links
-from glossary_tool.emit.page_cache import page_key, site_digest
 from glossary_tool.emit.page_html import markdown_page, section_page, term_page
 from glossary_tool.emit.previews import PREVIEWS_SRC, mark_previewable, opening, previews_json, resolver
 from glossary_tool.emit.render import Rendered, RenderOptions, TocEntry
@@ -146,8 +145,9 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         self._rendered: dict[str, Rendered | Content] = {}
         self._worker_srcs: frozenset[str] = frozenset()
         self._worker: Job | None = None
-        #: Finished term pages across builds (.cache/pages-*.pickle), the key of each term
-        #: page of this build, and the pages found there (emit/page_cache.py).
+        #: Finished pages across builds (.cache/pages-*.pickle, see _open_page_cache), the
+        #: digest of what generated pages are drawn from, the key of each term page of this
+        #: build, and the pages found there.
         self._pages = Cache(None)
         self._site = ""
         self._page_keys: dict[str, str] = {}
@@ -244,15 +244,15 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         if files.get_file_from_path(pages.HOME_SRC) is None:
             files.append(File.generated(config, pages.HOME_SRC, content=""))
         term_url = {t.slug: files.get_file_from_path(term_src(t)).url for t in glossary.terms.values() if files.get_file_from_path(term_src(t))}
-        self.inputs = PageInputs(self.loaded, term_url, self.link_graph, self.active) if self.active is not None else None
+        self.inputs = PageInputs(self.loaded, term_url, self.link_graph, self.active)
         files.append(File.generated(config, SEARCH_NAMES_SRC, content=names_json(glossary, lambda t: term_url.get(t.slug, ""))))
         self.term_urls = frozenset(term_url.values())  # links to these get preview cards (emit/previews.py)
         resolve = resolver(glossary)
         opening_of = None
-        if self.active is None:  # a build: what the last one rendered is in .cache/ (emit/page_cache.py)
-            self._open_page_cache(config)
-            opening_of = self._through_cache(lambda term: ("preview opening", term.body), lambda term: opening(term, glossary, resolve))
-        elif self.inputs is not None:  # serve: from the last rebuild when the term's inputs are the same
+        if self.active is None:  # a build: what the last one made from the same inputs is in .cache/
+            self._open_page_cache()
+            opening_of = self._through_cache("preview opening", lambda term: opening(term, glossary, resolve))
+        else:  # serve: from the last rebuild when the term's inputs are the same
             inputs = self.inputs
             opening_of = lambda term: inputs.opening(term, lambda: opening(term, glossary, resolve))  # noqa: E731
         files.append(File.generated(config, PREVIEWS_SRC, content=previews_json(glossary, lambda t: term_url.get(t.slug, ""), resolve, opening_of)))
@@ -279,7 +279,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             # In the child: what it takes from the page cache or adds to it goes back to
             # this process, which saves the cache.
             reused = Reused()
-            memo = self._through_cache(lambda term: ("book term", term.path, term.body), lambda term, make: make(), reused)
+            memo = self._through_cache("book term", lambda term, make: make(), reused)
             llms_files = self._llms(site_url, site_name).files
             return (*epub_with_leftovers(replace(book, memo=memo)), llms_files, llms_leftovers(glossary, llms_files), reused)
 
@@ -439,18 +439,18 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
 
     def _prerender(self, files: Files) -> None:
         """Take the term pages whose inputs are unchanged since the last build from ``.cache/``
-        (emit/page_cache.py) and start a worker on the later part of the rest (see on_files);
+        (see _open_page_cache) and start a worker on the later part of the rest (see on_files);
         single-core machines render all of the rest in order. The serve preview has its own
         memo (adapters/mkdocs_incremental.py)."""
         assert self.loaded is not None
-        project = self.loaded.project
-        site = self._site
+        inputs = self.inputs
+        assert inputs is not None
         terms = []
         for f in files.documentation_pages():
             term = self._term_at(f.src_uri)
             if term is None:
                 continue
-            self._page_keys[f.src_uri] = name = page_key(site, term, (project.root / term.path).read_bytes(), f.url, repr(self.publisher.dates(term)))
+            self._page_keys[f.src_uri] = name = key("term page", inputs.page(term), inputs.extras(term, f.url), f.url, repr(self.publisher.dates(term)))
             content = self._pages.get(name)
             if content is not None:
                 self._cached[f.src_uri] = content
@@ -468,21 +468,22 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         self._worker_srcs = frozenset(src for src, _ in mine)
         self._worker = Job(lambda: {src: self._content(src, url, files, self._page_html(src, url, files), "") for src, url in mine})
 
-    def _open_page_cache(self, config: MkDocsConfig) -> None:
-        """The build's cache of finished pages, and the digest of what all pages share."""
-        assert self.loaded is not None
-        project = self.loaded.project
-        self._pages = Cache(project.root / CACHE_DIR, kind="pages")
-        config_bytes = Path(config.config_file_path).read_bytes() if config.config_file_path else b""
-        shown = [repr(sorted(self.term_urls)), repr(self.loaded.diagrams), repr(self.loaded.instructions), config.site_url or "", config.site_name]
-        self._site = site_digest(self.loaded.glossary, records_dir=project.records_dir, config=config_bytes, extra=shown)
+    def _open_page_cache(self) -> None:
+        """The build's cache across builds (``.cache/pages-*.pickle``), keyed by the same input
+        fingerprints the serve preview uses (adapters/mkdocs_incremental.py, PageInputs): a
+        term's page by what it is made of, the generated pages by what they are drawn from."""
+        assert self.loaded is not None and self.inputs is not None
+        self._pages = Cache(self.loaded.project.root / CACHE_DIR, kind="pages")
+        self._site = self.inputs.generated(self.publisher, [])
 
-    def _through_cache(self, inputs: Callable[[Term], tuple[str, ...]], make: Callable[..., T], reused: Reused | None = None) -> Callable[..., T]:
-        """``make`` through the page cache, keyed by the shared digest and ``inputs(term)``;
-        ``reused`` collects what a forked process took or made, for this one to keep."""
+    def _through_cache(self, kind: str, make: Callable[..., T], reused: Reused | None = None) -> Callable[..., T]:
+        """``make`` through the page cache, keyed by ``kind`` and what the term's page is made
+        of; ``reused`` collects what a forked process took or made, for this one to keep."""
+        inputs = self.inputs
+        assert inputs is not None
 
         def cached(term: Term, *args: Any) -> T:
-            name = key(*inputs(term), self._site)
+            name = key(kind, inputs.page(term))
             found = self._pages.get(name)
             if found is None:
                 found = make(term, *args)
@@ -566,7 +567,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
 
     def _memo(self, inputs: tuple[str, ...], make: Callable[[], T]) -> T:
         """``make()``, or in a build what an earlier build made from the same ``inputs`` and
-        shared digest (the serve preview keeps its own memo)."""
+        what the generated pages are drawn from (the serve preview keeps its own memo)."""
         if self.active is not None or not self._site:
             return make()
         name = key(*inputs, self._site)
