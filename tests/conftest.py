@@ -55,13 +55,13 @@ def write_glossary(root: Path, files: dict[str, str | bytes], toc: dict[str, lis
     """Write ``{"section/slug.md": text}`` under root/glossary with a toc.yml; returns ``root``.
 
     Without ``toc`` the reading order is the order of ``files`` (index pages left out).
-    Text is written byte for byte: no newline translation.
+    Text is written byte for byte: no newline translation, lone surrogates kept.
     """
     glossary = root / "glossary"
     for rel, text in files.items():
         path = glossary / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
+        path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass"))
     if toc is None:
         toc = {}
         for rel in files:

@@ -160,8 +160,8 @@ def web(browser: Browser, base_url: str) -> Iterator[Watched]:
 
 
 @pytest.fixture(scope="module")
-def glossary():
-    return load_project(REPO, check_records=False).glossary
+def glossary(real_project):
+    return real_project.glossary
 
 
 def _link_to(page: Page, url: str):

@@ -11,7 +11,6 @@ from bs4 import BeautifulSoup
 from glossary_tool.load.body import LANGUAGES, SNIPPET_OPTIONS
 from glossary_tool.load.frontmatter import TERM_FIELDS
 from glossary_tool.model import SECTIONS
-from glossary_tool.pipeline import load_project
 from tests.built_site import has_class
 from tests.conftest import REPO
 
@@ -98,11 +97,11 @@ def test_contributing_and_security_point_at_each_other():
     assert "CONTRIBUTING.md" in security and "verify-gpu" in security
 
 
-def test_the_glossary_new_examples_create_terms_that_do_not_exist_yet(contributing):
+def test_the_glossary_new_examples_create_terms_that_do_not_exist_yet(contributing, real_project):
     """A newcomer copies the example: it must not be refused as a clash."""
     from glossary_tool.text import kebab, normalize_name
 
-    glossary = load_project(REPO, check_records=False).glossary
+    glossary = real_project.glossary
     names = {normalize_name(n) for t in glossary.terms.values() for n in t.names}
     examples = re.findall(r'glossary new "([^"]+)" --section (\S+)', contributing)
     assert examples

@@ -23,8 +23,8 @@ SLUG_HREF = "https://example.org/terms/"
 
 
 @pytest.fixture(scope="module")
-def real():
-    return load_project(REPO, check_records=False)
+def real(real_project):
+    return real_project
 
 
 def href(slug: str) -> str:

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from glossary_tool.cli import main
-from tests.conftest import REPO, term_text, trio, with_site_config
+from tests.conftest import REPO, TRIO_TOC, term_text, trio, with_site_config, write_glossary
 
 W = "glossary/device-software/warp.md"
 BODY = "A [[thread]] group on an [[streaming-multiprocessor]].\n"
@@ -140,13 +140,7 @@ CASES = [
 
 
 def _base_repo(root: Path) -> Path:
-    for rel, text in trio().items():
-        path = root / "glossary" / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    (root / "glossary/toc.yml").write_text("device-hardware:\n  - streaming-multiprocessor\ndevice-software:\n  - warp\n  - thread\n", encoding="utf-8")
-    with_site_config(root)
-    return root
+    return with_site_config(write_glossary(root, trio(), TRIO_TOC))
 
 
 def _tree_digest(path: Path) -> str:
