@@ -12,10 +12,13 @@ nav, extensions and stylesheet, no glossary plugin (see child_twin). `ours / bar
 therefore everything the glossary adds: loading, checking and linking, drawings, snippet
 tabs, backlinks, the generated pages, llms.txt, the Markdown copies and the EPUB.
 
-The serve rebuild repeats what `glossary serve` does when a term file changes: MkDocs'
-LiveReloadServer calls its builder, which loads the config again (our plugin reloads and
-relinks the glossary) and runs a full build in the already-running process. The child
-builds once (the initial serve build), then edits one term and times the builder call.
+The serve rebuild runs `glossary serve` (MkDocs' own serve command, as ``mkdocs serve
+--dirty``) with benchmarks/serve_driver.py standing in for the network server: when a term
+file changes MkDocs' LiveReloadServer calls its builder, which loads the config again (our
+plugin reloads and relinks the glossary) and makes a dirty build in which the plugin has
+only the changed pages rendered. The child builds once (the initial serve build), then
+edits one term and times the builder call, wall and in-process CPU (``--serve-only`` runs
+just this part).
 """
 
 from __future__ import annotations
@@ -146,23 +149,19 @@ def child_twin(root: Path, twin: Path) -> None:
 
 
 def child_serve(root: Path, repeat: int) -> None:
-    """What `glossary serve` does on a change: its Preview rebuilds only the pages that changed.
+    """What `glossary serve` does on a change: MkDocs' serve calls its builder, and the
+    glossary plugin has it render only the pages that changed.
 
-    Three edits to term-00001, each timed from the file write to the end of the rebuild (best
-    of ``repeat``): a sentence added to its body (its page alone changes), its summary edited
-    (the tooltips of every page linking to it, the home, A-Z and section pages, the map), and
-    a cross-reference to a term it did not link to (both neighbourhood drawings). For
-    comparison, the full rebuild `glossary serve` made before it went incremental.
+    Runs `glossary serve` (MkDocs' own serve command) with benchmarks/serve_driver.py standing
+    in for its network server. Three edits to term-00001, each timed from the file write to
+    the end of the rebuild (best of ``repeat``; wall and this process's CPU): a sentence added
+    to its body (its page alone changes), its summary edited (the tooltips of every page
+    linking to it, the home, A-Z and section pages, the map), and a cross-reference to a term
+    it did not link to (both neighbourhood drawings). For comparison, the full rebuild a
+    plain ``mkdocs serve`` makes on each change.
     """
-    from mkdocs.commands.build import build
-    from mkdocs.config import load_config
+    from benchmarks.serve_driver import Session, glossary_serve, mkdocs_serve
 
-    from glossary_tool.adapters.mkdocs_serve import Preview
-
-    preview = Preview(root / "mkdocs.yml", "127.0.0.1:8000")
-    start = time.perf_counter()
-    preview.build()  # the initial build `glossary serve` makes before it watches
-    initial = time.perf_counter() - start
     term = sorted((root / "glossary").glob("*/term-00001.md"))[0]
     original = term.read_text(encoding="utf-8")
     far = f"term-{len(list((root / 'glossary').glob('*/term-*.md'))) // 2:05d}"
@@ -172,25 +171,33 @@ def child_serve(root: Path, repeat: int) -> None:
         "link": lambda i: original.replace("\n## Part\n", f"\nEdit {i} links [[{far}]].\n\n## Part\n", 1),
     }
     times: dict[str, list[float]] = {kind: [] for kind in edits}
+    cpu: dict[str, list[float]] = {kind: [] for kind in edits}
     pages: dict[str, int] = {}
-    for i in range(repeat):
-        for kind, edited in edits.items():
-            for text in (edited(i), original):  # edit, then put it back: both are rebuilds
-                start = time.perf_counter()
-                term.write_text(text, encoding="utf-8")
-                preview.build()
-                times[kind].append(time.perf_counter() - start)
-                pages[kind] = len(preview.incremental.rebuilt)
-    total = len(preview.incremental.planned)
-    preview.close()
-    site = tempfile.mkdtemp(prefix="bench-serve-full-")
-    config = load_config(str(root / "mkdocs.yml"), site_dir=site)
-    config.site_url = preview.url
-    start = time.perf_counter()
-    build(config, serve_url=preview.url)
-    full = time.perf_counter() - start
-    shutil.rmtree(site, ignore_errors=True)
-    print(json.dumps({"initial": initial, "pages": total, "rebuilt": pages, **times, "full_rebuild": full}))
+    result: dict[str, object] = {}
+
+    def rebuilds(preview: Session) -> None:
+        result["initial"] = time.perf_counter() - session_start  # the first build (and loading MkDocs)
+        result["pages"] = len(preview.planned)
+        for i in range(repeat):
+            for kind, edited in edits.items():
+                for text in (edited(i), original):  # edit, then put it back: both are rebuilds
+                    start, start_cpu = time.perf_counter(), time.process_time()
+                    term.write_text(text, encoding="utf-8")
+                    preview.rebuild()
+                    times[kind].append(time.perf_counter() - start)
+                    cpu[kind].append(time.process_time() - start_cpu)
+                    pages[kind] = len(preview.rebuilt)
+
+    session_start = time.perf_counter()
+    glossary_serve(root / "mkdocs.yml", "127.0.0.1:8000", rebuilds)
+
+    def full(session: Session) -> None:
+        began = time.perf_counter()
+        session.rebuild()
+        result["full_rebuild"] = time.perf_counter() - began
+
+    mkdocs_serve(root / "mkdocs.yml", "127.0.0.1:8000", full, dirty=False)
+    print(json.dumps({**result, "rebuilt": pages, **times, "cpu": {kind: min(v) for kind, v in cpu.items()}}))
 
 
 # --- driver --------------------------------------------------------------------------------
@@ -206,6 +213,16 @@ def machine() -> dict[str, str]:
     return {"nproc": sh("nproc"), "free_h": sh("free -h | sed -n 2p"), "cpu": sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2").strip(), "python": platform.python_version(), "date": time.strftime("%Y-%m-%d %H:%M %Z")}
 
 
+EDIT = "\n\nOne sentence added by the benchmark.\n"
+
+
+def toggle_sentence(root: Path) -> None:
+    """Add a sentence to the end of the first term file's body, or take it away again."""
+    path = sorted(p for p in (root / "glossary").glob("*/*.md") if p.name != "index.md")[0]
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.removesuffix(EDIT) if text.endswith(EDIT) else text + EDIT, encoding="utf-8")
+
+
 def measure(n: int, repeat: int, tmp: Path, serve: bool = True) -> dict:
     root = prepare(tmp / f"n{n}" / "repo", n)
     env = {**os.environ, "PYTHONPATH": str(REPO), "SOURCE_DATE_EPOCH": "1700000000"}
@@ -216,12 +233,18 @@ def measure(n: int, repeat: int, tmp: Path, serve: bool = True) -> dict:
     check = [py, "-m", "glossary_tool", "--root", str(root), "check"]
     result["check"] = best(check, repeat, env, f"N={n} check, cold cache", before=cold)
     result["check_warm"] = best(check, repeat, env, f"N={n} check, warm cache")
-    result["build"] = best([py, "-m", "glossary_tool", "--root", str(root), "build", "--out", str(tmp / f"n{n}" / "site")], repeat, env, f"N={n} build, cold cache", before=cold)
+    build = [py, "-m", "glossary_tool", "--root", str(root), "build", "--out", str(tmp / f"n{n}" / "site")]
+    result["build"] = best(build, repeat, env, f"N={n} build, cold cache", before=cold)
+    # An author's next build: one sentence added to (or taken from) one term's body, with the
+    # .cache/ the previous build left.
+    result["build_edit"] = best(build, repeat, env, f"N={n} build after a one-sentence edit", before=lambda: toggle_sentence(root))
     twin = tmp / f"n{n}" / "twin"
     subprocess.run([py, "-m", "benchmarks.bench_build", "--child-twin", str(root), str(twin)], check=True, env=env, cwd=REPO, capture_output=True)
     result["bare"] = best([py, "-m", "mkdocs", "build", "-q", "-f", str(twin / "mkdocs.yml"), "-d", str(tmp / f"n{n}" / "bare-site")], repeat, env, f"N={n} bare MkDocs")
     result["ratio"] = result["build"]["seconds"] / result["bare"]["seconds"]
     result["cpu_ratio"] = result["build"]["cpu_seconds"] / result["bare"]["cpu_seconds"]
+    result["edit_ratio"] = result["build_edit"]["seconds"] / result["bare"]["seconds"]
+    result["edit_cpu_ratio"] = result["build_edit"]["cpu_seconds"] / result["bare"]["cpu_seconds"]
     result["per_term_ms"] = 1000 * result["build"]["seconds"] / n
     pages = sum(1 for _ in (tmp / f"n{n}" / "site").rglob("index.html"))
     bare_pages = sum(1 for _ in (tmp / f"n{n}" / "bare-site").rglob("index.html"))
@@ -230,11 +253,25 @@ def measure(n: int, repeat: int, tmp: Path, serve: bool = True) -> dict:
         out = subprocess.run([py, "-m", "benchmarks.bench_build", "--child-serve", str(root), "--repeat", str(repeat)], check=True, env=env, cwd=REPO, capture_output=True, text=True)
         serve = json.loads(out.stdout.strip().splitlines()[-1])
         result["serve"] = {
-            "initial": serve["initial"], "pages": serve["pages"], "rebuilt_pages": serve["rebuilt"], "full_rebuild": serve["full_rebuild"],
+            "initial": serve["initial"], "pages": serve["pages"], "rebuilt_pages": serve["rebuilt"], "full_rebuild": serve["full_rebuild"], "cpu": serve["cpu"],
             **{kind: min(serve[kind]) for kind in serve["rebuilt"]}, "all": {kind: [round(t, 2) for t in serve[kind]] for kind in serve["rebuilt"]},
         }
     shutil.rmtree(tmp / f"n{n}", ignore_errors=True)
     return result
+
+
+def serve_only(sizes: list[int], repeat: int) -> None:
+    """The serve part of :func:`measure` alone, in a child process per size."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    with tempfile.TemporaryDirectory(prefix="bench-serve-") as tmp:
+        for n in sizes:
+            root = prepare(Path(tmp) / f"n{n}" / "repo", n)
+            out = subprocess.run([sys.executable, "-m", "benchmarks.bench_build", "--child-serve", str(root), "--repeat", str(repeat)], check=True, env=env, cwd=REPO, capture_output=True, text=True)
+            sv = json.loads(out.stdout.strip().splitlines()[-1])
+            kinds = ", ".join(f"{kind} {min(sv[kind]):.2f} s wall, {sv['cpu'][kind]:.2f} s CPU ({sv['rebuilt'][kind]} of {sv['pages']} pages)" for kind in sv["rebuilt"])
+            print(f"N={n}: serve rebuild {kinds} | first build {sv['initial']:.2f} s | full rebuild (plain mkdocs serve) {sv['full_rebuild']:.2f} s")
+            print(json.dumps({"n": n, **sv}))
+    print(json.dumps(machine()))
 
 
 def main() -> None:
@@ -244,6 +281,7 @@ def main() -> None:
     parser.add_argument("--repeat-large", type=int, default=1, help="repeats for sizes above 1,000 (a 5,000-term build takes minutes)")
     parser.add_argument("--json", type=Path, help="also write the results here")
     parser.add_argument("--no-serve", action="store_true", help="skip the serve rebuild timings")
+    parser.add_argument("--serve-only", action="store_true", help="only the serve rebuild timings (generated sizes): wall and in-process CPU per edit")
     parser.add_argument("--child-twin", nargs=2, type=Path, metavar=("ROOT", "TWIN"), help=argparse.SUPPRESS)
     parser.add_argument("--child-serve", type=Path, metavar="ROOT", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -251,6 +289,8 @@ def main() -> None:
         return child_twin(*args.child_twin)
     if args.child_serve:
         return child_serve(args.child_serve, args.repeat)
+    if args.serve_only:
+        return serve_only(args.sizes, args.repeat)
     results = {"machine": machine(), "command": " ".join([Path(sys.executable).name, "-m", "benchmarks.bench_build", *sys.argv[1:]]), "sizes": []}
     with tempfile.TemporaryDirectory(prefix="bench-build-") as tmp:
         for n in args.sizes:
@@ -260,10 +300,11 @@ def main() -> None:
                 f"N={r['n']} ({r['corpus']}): check cold {r['check']['seconds']:.2f} s / {r['check']['cpu_seconds']:.2f} s CPU, warm {r['check_warm']['seconds']:.2f} s / {r['check_warm']['cpu_seconds']:.2f} s CPU "
                 f"| build {r['build']['seconds']:.2f} s, {r['build']['cpu_seconds']:.2f} s CPU ({r['build']['peak_mib']:.0f} MiB, {r['per_term_ms']:.1f} ms/term) "
                 f"| bare MkDocs {r['bare']['seconds']:.2f} s, {r['bare']['cpu_seconds']:.2f} s CPU ({r['bare']['peak_mib']:.0f} MiB) | ours/bare {r['ratio']:.2f}x wall, {r['cpu_ratio']:.2f}x CPU"
+                f" | after a one-sentence edit {r['build_edit']['seconds']:.2f} s, {r['build_edit']['cpu_seconds']:.2f} s CPU: {r['edit_ratio']:.2f}x wall, {r['edit_cpu_ratio']:.2f}x CPU"
             )
             if "serve" in r:
                 sv = r["serve"]
-                line += " | serve rebuild " + ", ".join(f"{kind} {sv[kind]:.2f} s ({sv['rebuilt_pages'][kind]} of {sv['pages']} pages)" for kind in sv["rebuilt_pages"])
+                line += " | serve rebuild " + ", ".join(f"{kind} {sv[kind]:.2f} s, {sv['cpu'][kind]:.2f} s CPU ({sv['rebuilt_pages'][kind]} of {sv['pages']} pages)" for kind in sv["rebuilt_pages"])
                 line += f" (full rebuild {sv['full_rebuild']:.2f} s)"
             print(line, flush=True)
     if len(results["sizes"]) >= 2:

@@ -70,11 +70,13 @@ def _die_with_parent(parent_pid: int) -> None:
         os._exit(1)
 
 
-def _child(job: Callable[[], Any], conn: Connection, theirs: Connection, parent_pid: int) -> None:
+def _child(job: Callable[[], Any], conn: Connection, theirs: Connection, parent_pid: int, nice: int) -> None:
     # The fork copied the parent's reading end too: holding it, this child's own write into
     # a full pipe would block forever once the parent is gone, instead of failing.
     theirs.close()
     _die_with_parent(parent_pid)
+    if nice:
+        os.nice(nice)
     try:
         result: tuple[str, Any, str] = ("ok", job(), "")
     except BaseException as exc:  # report everything to the parent, which raises it
@@ -86,7 +88,9 @@ def _child(job: Callable[[], Any], conn: Connection, theirs: Connection, parent_
 class Job:
     """One computation, started now in a child process when possible, else run on demand."""
 
-    def __init__(self, job: Callable[[], Any], *, fork: bool | None = None) -> None:
+    def __init__(self, job: Callable[[], Any], *, fork: bool | None = None, nice: int = 0) -> None:
+        """``nice`` > 0 lowers the child's priority: a job whose result is wanted later yields
+        the core to one whose result is wanted sooner."""
         self._job: Callable[[], Any] | None = job
         self._done = False
         self._value: Any = None
@@ -95,7 +99,7 @@ class Job:
         if can_fork() if fork is None else fork:
             context = multiprocessing.get_context("fork")
             parent, child = context.Pipe(duplex=False)
-            self._process = context.Process(target=_child, args=(job, child, parent, os.getpid()), daemon=True)
+            self._process = context.Process(target=_child, args=(job, child, parent, os.getpid(), nice), daemon=True)
             self._process.start()
             child.close()
             self._conn = parent

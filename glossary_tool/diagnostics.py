@@ -56,8 +56,10 @@ def errors(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     return [d for d in diagnostics if d.severity is Severity.ERROR]
 
 
-def sort_key(d: Diagnostic) -> tuple[str, int, int, str]:
-    return (d.path, d.line, d.col, d.code)
+def sort_key(d: Diagnostic) -> tuple[str, int, int, str, str]:
+    """Position, then code, then message: two diagnostics at one place and of one code (from
+    a set, whose order varies between runs) always print in the same order."""
+    return (d.path, d.line, d.col, d.code, d.message)
 
 
 def render(diagnostics: Iterable[Diagnostic], fmt: str = "text") -> str:

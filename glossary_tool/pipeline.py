@@ -6,23 +6,27 @@ Emitters receive the resulting :class:`Glossary`; none of them re-reads term fil
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from glossary_tool.diagnostics import Diagnostic
 from glossary_tool.draw import Diagram, check_diagrams, load_diagrams
 from glossary_tool.emit.instructions import EMPTY as EMPTY_INSTRUCTIONS
 from glossary_tool.emit.instructions import InstructionTable, load_instructions
 from glossary_tool.emit.leftovers import check_rendered
-from glossary_tool.link import link
+from glossary_tool.link import link_glossary, term_link_graph
 from glossary_tool.load import LoadResult, load_tree
-from glossary_tool.load.cache import project_cache
-from glossary_tool.model import Glossary
+from glossary_tool.load.cache import Cache, project_cache
+from glossary_tool.model import Glossary, Snippet, Term
 from glossary_tool.verify.freshness import snippet_diagnostics
+from glossary_tool.verify.records import Record, records_for
 from glossary_tool.verify.reference import load_reference_gpus
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 #: Where links point when a glossary's config names no site_url.
 DEFAULT_SITE_URL = "https://gpu-glossary.github.io/gpu-glossary/"
@@ -67,7 +71,6 @@ class Project:
 class Loaded:
     project: Project
     glossary: Glossary
-    graph: nx.DiGraph
     diagnostics: tuple[Diagnostic, ...]
     #: Diagrams from ``diagrams/*.yml`` by name; render with glossary_tool.draw.render_diagram_svg.
     diagrams: Mapping[str, Diagram] = field(default_factory=dict)
@@ -77,6 +80,12 @@ class Loaded:
     #: the glossary too), the ones that did not, the reading order (``check --changed``).
     load: LoadResult | None = None
 
+    @cached_property
+    def graph(self) -> nx.DiGraph:
+        """The term graph (link/linker.py ``term_link_graph``), built on first use: `check`
+        never needs it."""
+        return term_link_graph(self.glossary)
+
 
 def load_project(root: Path, *, check_records: bool = True, cache: bool = True) -> Loaded:
     """Load, link and check the project at ``root``. ``cache``: reuse (and refresh) the term
@@ -85,22 +94,47 @@ def load_project(root: Path, *, check_records: bool = True, cache: bool = True) 
     project = Project(Path(root))
     store = project_cache(project.root, cache)
     loaded = load_tree(project.glossary_dir, store)
-    glossary, graph, problems = link(loaded)
+    glossary, problems = link_glossary(loaded)
     diagnostics = list(loaded.diagnostics) + problems
     reported = {(d.path, d.line) for d in diagnostics if d.code in ("xref-unparsed", "xref-in-html")}
     diagnostics += check_rendered(glossary, reported, store)
-    store.save()
-    if check_records:
-        reference = load_reference_gpus(project.mkdocs_yml)
-        diagnostics += [*reference.diagnostics, *snippet_diagnostics(glossary.ordered_terms(), project.records_dir, reference.gpus)]
     drawn = load_diagrams(project.diagrams_dir, project.root)
     diagnostics += drawn.diagnostics
     diagnostics += check_diagrams(drawn.diagrams, glossary, drawn.broken)
     if check_records:
-        # Prose quoting a snippet's output must quote what its records hold (figure-drift).
-        from glossary_tool.verify.figure_check import figure_diagnostics
-
-        diagnostics += figure_diagnostics(glossary, glossary.ordered_terms(), project.records_dir)
+        diagnostics += record_diagnostics(project, glossary, store)
+    store.save()
     instructions, problems = load_instructions(project.glossary_dir, glossary)
     diagnostics += problems
-    return Loaded(project, glossary, graph, tuple(diagnostics), drawn.diagrams, instructions=instructions, load=loaded)
+    return Loaded(project, glossary, tuple(diagnostics), drawn.diagrams, instructions=instructions, load=loaded)
+
+
+def record_diagnostics(project: Project, glossary: Glossary, store: Cache | None = None) -> list[Diagnostic]:
+    """The snippet records' checks: the reference GPUs, each snippet's records, and prose
+    quoting a snippet's output against what its records hold (figure-drift; ``store``, the
+    content cache, keeps each body's block structure). Separate so that `glossary serve`
+    can skip them when neither the records nor the terms with snippets changed."""
+    from glossary_tool.verify.figure_check import figure_diagnostics
+
+    records = _records_reader(project.records_dir)
+    reference = load_reference_gpus(project.mkdocs_yml)
+    terms = glossary.ordered_terms()
+    return [
+        *reference.diagnostics,
+        *snippet_diagnostics(terms, project.records_dir, reference.gpus, records),
+        *figure_diagnostics(glossary, terms, project.records_dir, records=records, store=store),
+    ]
+
+
+def _records_reader(records_root: Path) -> Callable[[Term, Snippet], Mapping[str, Record]]:
+    """``records_for`` in ``records_root``, each snippet's records read once per load (the
+    snippet checks and the figure check both read them)."""
+    seen: dict[tuple[str, str, str], Mapping[str, Record]] = {}
+
+    def read(term: Term, snippet: Snippet) -> Mapping[str, Record]:
+        key = (term.section, term.slug, snippet.name)
+        if key not in seen:
+            seen[key] = records_for(records_root, term, snippet)
+        return seen[key]
+
+    return read

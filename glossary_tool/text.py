@@ -6,8 +6,7 @@ import re
 import unicodedata
 
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-_WORD_RE = re.compile(r"\S+")
-_HAS_ALNUM = re.compile(r"[A-Za-z0-9]")
+_NO_ALNUM_WORD = re.compile(r"(?<!\S)[^\sA-Za-z0-9]+(?!\S)")
 
 
 def slugify(value: str, separator: str = "-") -> str:
@@ -27,7 +26,8 @@ def normalize_name(name: str) -> str:
 
 
 def count_words(text: str) -> int:
-    return sum(1 for w in _WORD_RE.findall(text) if _HAS_ALNUM.search(w))
+    """Whitespace-separated words holding a letter or digit (a lone dash or bullet is no word)."""
+    return len(text.split()) - len(_NO_ALNUM_WORD.findall(text))  # str.split() splits where \s does
 
 
 def kebab(title: str) -> str:

@@ -134,3 +134,72 @@ def test_pdf_without_weasyprint_gives_a_clear_message(make_glossary, tmp_path, m
     err = capsys.readouterr().err
     assert "libpango" in err and "Traceback" not in err
     assert not (tmp_path / "x.pdf").exists()
+
+
+def _pdf_links(reader) -> list[tuple[int, object]]:
+    """(page index, link annotation) for every link in the file."""
+    return [(i, a.get_object()) for i, page in enumerate(reader.pages) for a in (page.get("/Annots") or []) if a.get_object().get("/Subtype") == "/Link"]
+
+
+def test_pdf_parts_join_into_one_book(make_glossary, tmp_path, monkeypatch):
+    """The PDF is laid out in parts (emit/book_pdf.py) and joined: every link resolves across
+    parts, the outline and contents list every section and term with the right pages, each
+    body page carries its running head and number, and the bytes depend only on the input."""
+    pypdf = pytest.importorskip("pypdf")
+    pytest.importorskip("weasyprint")
+    from glossary_tool.emit.book import pdf_chapters
+    from glossary_tool.emit.book_pdf import XREF_SCHEME, split
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    root = make_glossary(trio())
+    loaded = load_project(root)
+    glossary = loaded.glossary
+    runs = split(pdf_chapters(make_book(loaded)))
+    assert len(runs) == 2, "the test book is cut in two, so links cross parts"
+    out = tmp_path / "book.pdf"
+    export_pdf(loaded, out)
+    data = out.read_bytes()
+    export_pdf(load_project(root), tmp_path / "again.pdf")
+    assert (tmp_path / "again.pdf").read_bytes() == data, "same input, same bytes"
+    monkeypatch.setenv("GLOSSARY_NO_FORK", "1")
+    export_pdf(load_project(root), tmp_path / "serial.pdf")
+    assert (tmp_path / "serial.pdf").read_bytes() == data, "the same file whether the parts ran at once or not"
+
+    reader = pypdf.PdfReader(str(out))
+    labels = reader.page_labels
+    front = labels.index("1")
+    assert labels[:front] == ["i", "ii", "iii", "iv", "v", "vi"][:front] and labels[front:] == [str(n) for n in range(1, len(labels) - front + 1)]
+    destinations = reader.named_destinations
+    page_of = {name: reader.get_destination_page_number(dest) for name, dest in destinations.items()}
+    for term in glossary.ordered_terms():
+        assert f"term-{term.slug}" in page_of, term.slug
+    # every link is a named destination that exists, or an external URI; none left in the parts' form
+    second_part = page_of[runs[1][0].name]
+    crossing = 0
+    for index, link in _pdf_links(reader):
+        if "/Dest" in link:
+            name = str(link["/Dest"])
+            assert name in page_of, name
+            crossing += (index >= second_part) != (page_of[name] >= second_part)
+        else:
+            assert not str(link["/A"]["/URI"]).startswith(XREF_SCHEME)
+    assert crossing, "links between the two parts resolve"
+    # the outline: each section with its terms under it, in reading order, at the terms' pages
+    outline = reader.outline
+    tops = [item for item in outline if not isinstance(item, list)]
+    assert [t.title for t in tops[: len(glossary.sections)]] == [s.title for s in glossary.sections]
+    for section in glossary.sections:
+        children = outline[outline.index(next(t for t in tops if t.title == section.title)) + 1]
+        assert [c.title for c in children] == [glossary.terms[s].display_title for s in section.terms]
+        assert [reader.get_destination_page_number(c) for c in children] == [page_of[f"term-{s}"] for s in section.terms]
+    # the contents print the page label of each term's page
+    contents = "\n".join(reader.pages[i].extract_text() for i in range(1, front))
+    for term in glossary.ordered_terms():
+        line = next(line for line in contents.splitlines() if line.startswith(term.display_title))
+        assert re.search(r"(\d+)\s*$", line).group(1) == labels[page_of[f"term-{term.slug}"]], line
+    # every body page ends with its running head (the chapter in force there) and its number
+    starts = sorted((reader.get_destination_page_number(t), t.title) for t in tops)
+    for index in range(front, len(reader.pages)):
+        lines = [line.strip() for line in reader.pages[index].extract_text().splitlines() if line.strip()]
+        head = [title for start, title in starts if start <= index][-1]
+        assert lines[-2:] == [head, labels[index]], (index, lines[-3:])

@@ -144,16 +144,23 @@ def test_cutting_excluded_parts_leaves_the_search_index_and_the_page_unchanged()
     term, snippet = next((t, s) for t in loaded.glossary.ordered_terms() for s in t.snippets if "PTX" in site.html(t, s))
     svg = '<svg viewBox="0 0 10 10"><g><text>SM label</text></g><a href="x"><text>warp</text></a></svg>'
     page = (
-        '<h2 id="intro">Intro</h2><p>Prose about <a href="x">warps</a>.</p>'
+        '<h2 id="intro">Intro<a class="headerlink" href="#intro" title="Permanent link">&para;</a></h2>'
+        '<p>Prose about <a href="x" title="A summary &amp; more" data-gg-preview>warps</a>, <abbr title="t">SM</abbr>'
+        ' and <a\nhref="y">a wrapped tag</a>; <code>&lt;a href="z"&gt;</code>.</p>'
+        '<p><a href="w" data-search-exclude>hidden link</a> and <a href="v" class="linenodiv">1</a></p>'
         f"{site.html(term, snippet)}<div><div>nested, searchable</div></div>{figure_html(svg, 'A caption.')}"
         '<h2 id="more">More</h2><p>Tail text.</p><div data-search-exclude><div>inner</div>unclosed'
     )
     cut = cut_excluded(page)
-    assert len(cut.pieces) == 3, "the PTX and SASS blocks and the drawing (not the unbalanced tail)"
+    assert len(cut.pieces) == 2, "the snippet (with its PTX and SASS) and the drawing (not the unbalanced tail)"
     assert "SM label" not in cut.html and "data-search-exclude" in cut.html
-    assert _indexed(cut.html) == _indexed(page)
+    assert snippet.source.split("\n")[0] not in cut.html, "snippets are out of the index"
+    assert 'title="A summary' not in cut.html and 'href="y"' not in cut.html, "links reach the indexer without attributes"
+    assert 'class="headerlink"' in cut.html and 'href="w"' in cut.html and "linenodiv" in cut.html, "the attributes the indexer acts on stay"
+    assert _indexed(cut.html) == _indexed(page.replace(site.html(term, snippet), ""))
     assert cut.restore(cut.html) == page
     assert cut_excluded("<p>no drawings</p>").pieces == ()
+    assert cut_excluded(cut.html).html == cut.html, "cutting twice changes nothing"
 
 
 def test_a_cache_this_user_did_not_write_is_never_unpickled(copy, monkeypatch):

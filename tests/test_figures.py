@@ -168,3 +168,147 @@ def test_a_paragraph_quoting_the_record_must_name_the_gpu(make_glossary):
     assert "names no GPU" in d.message
     root = _glossary(make_glossary, SNIPPET + "\nOn the H200 we ran this on, an L2 hit took 416 cycles.\n")
     assert _codes(root) == []
+
+
+# --- blind spots: figures the check used to skip ---------------------------------------------
+
+@pytest.mark.parametrize(
+    ("prose", "stdout", "flagged"),
+    [
+        # A list shares the unit written after its last number; a hedge before the first covers all.
+        ("It took 0.118 and 2.155 ms.", "0.118 ms\n2.155 ms\n", []),
+        ("It took 0.128 and 2.155 ms.", "0.118 ms\n2.155 ms\n", ["0.128"]),
+        ("The lines came out at 51.5, 431.2 and 870.6 TFLOP/s.", "51.5 TFLOP/s\n433.2 TFLOP/s\n870.6 TFLOP/s\n", ["431.2"]),
+        ("It gave about 1.1, 1.8 and 2.9 TB/s.", "1.11 TB/s\n1.97 TB/s\n2.92 TB/s\n", []),
+        ("It gave about 1.1, 1.5 and 2.9 TB/s.", "1.11 TB/s\n1.97 TB/s\n2.92 TB/s\n", ["1.5"]),
+        ("The runs stayed between 59.6 and 64.4 TFLOP/s.", "60.5 TFLOP/s\n", []),  # "between a and b" is a range
+        # "from 1,300 GB/s at stride 1 to 480 GB/s" is no range: the ends are too far apart.
+        ("It fell from 1,300 GB/s at stride 1 to 480 GB/s at stride 8.", "1293.9 GB/s\n410.5 GB/s\n", ["480 GB/s"]),
+        # Spelled-out units.
+        ("The second wave began 210 microseconds later.", "wave 2 at 187.5 us\n", ["210 microseconds"]),
+        # Ratios: "N times as ...", "a ratio of N", "N-fold", checked against printed ratios and
+        # against ratios of two figures of one unit that the same record printed.
+        ("It was 18 times slower.", "0.116 ms\n2.152 ms\n", ["18 times"]),
+        ("It was about 18 times slower.", "0.116 ms\n2.152 ms\n", []),
+        ("The chain cost 4.9 times less.", "287.8 cycles\n59.3 cycles\n", []),
+        ("The chain cost 4.6 times less.", "287.8 cycles\n59.3 cycles\n", ["4.6 times"]),
+        ("A measured ratio of 1.78 rather than 2.", "FP32/FP64 = 1.78\n56.1 TFLOP/s\n31.5 TFLOP/s\n", []),
+        ("A measured ratio of 1.87.", "56.1 TFLOP/s\n31.5 TFLOP/s\n", ["1.87"]),
+        ("It ran 10.8 times as fast (the program prints 11x).", "56.0 TFLOP/s\n607.1 TFLOP/s (11x)\n", []),
+        ("It ran 12x faster.", "56.0 TFLOP/s\n607.1 TFLOP/s (11x)\n", ["12x"]),
+        # A percentage of a figure is checked against printed figures divided by that figure.
+        ("The copy reached 81.2 % of the 4,814 GB/s theoretical figure.", "3911 GB/s\n", []),
+        ("The copy reached 85.2 % of the 4,814 GB/s theoretical figure.", "3911 GB/s\n", ["85.2 %"]),
+        ("It ran at about 80% of the H200's 4.8 TB/s peak.", "3832 GB/s\n", []),
+        ("It ran at about 90% of the H200's 4.8 TB/s peak.", "3832 GB/s\n", ["90%"]),
+        # A percentage below or above a figure.
+        ("The clock came out at 1976 MHz, 0.2 % below the 1980 MHz maximum.", "1976 MHz\n", []),
+        ("The clock came out at 1976 MHz, 0.3 % below the 1980 MHz maximum.", "1976 MHz\n", ["0.3 %"]),
+        # Unitless numbers that look measured (a decimal, or three significant digits) and have a
+        # printed number nearby must match a printed number.
+        ("On the H100 the same three took 4.23, 4.39 and 10.64 us.", "4.23 us\n4.39 us\n10.64 us\n", []),
+        ("The kernel's 977 program instances ran.", "grid 977\n", []),
+        ("The kernel's 967 program instances ran.", "grid 977\n", ["967"]),
+        ("The error was about 9.5e-7.", "max error 9.54e-07\n", []),
+        ("The error was about 9.5e-7.", "max error 1.19e-06\n", ["9.5e-7"]),
+        ("The sums were −22783.2715 and −22784.6777.", "sums -22783.2715 -22784.6777\n", []),
+        ("Lanes 0 to 31 and 2 x 1,024 = 2,048.", "sum 500\n2000\n", []),  # names, arithmetic, small integers
+        ("Driver 580.159.04 serves CUDA 13.0 since 2024.", "driver 580.95.05, CUDA 12.9\n", []),  # versions, years
+        ("A 2,048-thread block.", "2,000 threads\n", []),  # a compound names a configuration
+    ],
+)
+def test_blind_spots(prose, stdout, flagged):
+    assert problems(prose, stdout) == flagged
+
+
+@pytest.mark.parametrize(
+    ("prose", "flagged"),
+    [
+        # A specification keyword exempts the figure it qualifies, not every figure of its sentence.
+        ("The loop reached 55.97 TFLOP/s, 83.7 % of the computed 66.91 TFLOP/s, at 1,837 MHz, 7 % below the 1,980 MHz maximum.", []),
+        ("The loop reached 57.97 TFLOP/s, 83.7 % of the computed 66.91 TFLOP/s, at 1,837 MHz, 7 % below the 1,980 MHz maximum.", ["57.97 TFLOP/s"]),
+        ("The loop reached 55.97 TFLOP/s at 1,807 MHz, below the 1,980 MHz maximum.", ["1,807 MHz"]),
+        ("The copy moved 3,911 GB/s, near the 4,814 GB/s theoretical figure.", []),
+        ("The copy moved 3,711 GB/s, near the 4,814 GB/s theoretical figure.", ["3,711 GB/s"]),
+        # The specification itself stays unchecked, before or after its keyword, or in a "that ... carries" clause.
+        ("The 1,980 MHz maximum and the quoted 2,000 MHz and 1,700 MHz that the datasheet gives.", []),
+    ],
+)
+def test_specification_keywords_exempt_only_their_figure(prose, flagged):
+    stdout = "FP32 peak = 66.91 TFLOP/s\nmeasured = 55.97 TFLOP/s (83.7% of peak)\nSM clock during the run = 1837 MHz\n3911 GB/s\n"
+    assert problems(prose, stdout) == flagged
+
+
+@pytest.mark.parametrize(
+    ("table", "prose", "flagged"),
+    [
+        # The unit is a word of the column's header, the columns aligned on two or more spaces.
+        ("stride  bytes apart  useful read GB/s\n     1            4            1293.9\n     8           32             482.5\n",
+         "It fell to 482 GB/s at stride 8.", []),
+        ("stride  bytes apart  useful read GB/s\n     1            4            1293.9\n     8           32             482.5\n",
+         "It fell to 460 GB/s at stride 8.", ["460 GB/s"]),
+        ("warps/SM   GB/s, 1 load in flight   GB/s, 4 loads in flight\n       2      621     1638\n      64     3997     3902\n",
+         "With 64 warps it reached 3,950 GB/s.", ["3,950 GB/s"]),
+        ("size  time (ms)\n  1  0.204\n", "It took 0.204 ms.", []),
+        ("size  time (ms)\n  1  0.204\n", "It took 0.214 ms.", ["0.214 ms"]),
+        # "per cycle" is a rate, not the column's unit.
+        ("warps   cycles between FMAs   FMAs per cycle\n    1                  4.45             0.22\n",
+         "One warp issued an FMA every 4.45 cycles.", []),
+        ("warps   cycles between FMAs   FMAs per cycle\n    1                  4.45             0.22\n",
+         "One warp issued an FMA every 4.75 cycles.", ["4.75 cycles"]),
+    ],
+)
+def test_table_columns_with_the_unit_in_the_header(table, prose, flagged):
+    assert problems(prose, table) == flagged
+
+
+@pytest.mark.parametrize(
+    ("prose", "stdout", "flagged"),
+    [
+        # The same quantity in another unit: 81,559 MiB is 79.6 GiB or 85.5 GB.
+        ("Its 81,559 MiB are 79.6 GiB or 85.5 GB.", "81559 MiB\n", []),
+        ("Its 81,559 MiB are 79.6 GiB or 86.5 GB.", "81559 MiB\n", ["86.5 GB"]),
+        # A share of a line's own figures: "962 GFLOP/s measured, roof 1204 GFLOP/s" is 80 %.
+        ("It reached 80 % of the sloped roof.", "962 GFLOP/s measured, roof 1204 GFLOP/s\n83.6%\n", []),
+        ("It reached 85 % of the sloped roof.", "962 GFLOP/s measured, roof 1204 GFLOP/s\n83.6%\n", ["85 %"]),
+        # "N times" is a ratio whatever follows; a count matches the printed number.
+        ("On the H100, 56.0 and 611.5 TFLOP/s, 10.9 times.", "56.0 TFLOP/s\n611.5 TFLOP/s (11x)\n", []),
+        ("It loads the table 1,056 times.", "1056 blocks\n", []),
+        # The ceiling a share is taken of, a figure "according to" a document, a peak after its keyword.
+        ("It ran at 2774 GB/s, about 83% of its 3.35 TB/s.", "2774 GB/s\n", []),
+        ("It has 141 GB of HBM3e according to NVIDIA's product page.", "150109 MB\n", []),
+        ("At the 1.98 GHz maximum clock the pipe's peak is about 33,450 G results/s.", "27889 G results/s\n", []),
+        ("The pipe delivered 27,389 G results/s.", "27889 G results/s\n", ["27,389 G results/s"]),
+        # Powers of two are sizes and limits of the design.
+        ("Blocks of 256 threads and the next power of two, 65,536.", "264 blocks\n65520\n", []),
+    ],
+)
+def test_conversions_shares_and_exemptions(prose, stdout, flagged):
+    assert problems(prose, stdout) == flagged
+
+
+def test_shares_listed_before_their_whole_and_keywords_that_open_the_next_phrase():
+    stdout = "4041 GB/s\n3927 GB/s\n26.562 GB/s\n"
+    assert problems("They moved 84 % and 82 % of the 4,814 GB/s theoretical figure.", stdout) == []
+    assert problems("They moved 88 % and 82 % of the 4,814 GB/s theoretical figure.", stdout) == ["88 %"]
+    # "the quoted" belongs to the figure after it: the one before stays a measurement.
+    assert problems("The 18 links add up to 478 GB/s against the quoted 450 GB/s.", "18 x 26.6 GB/s = 478.1 GB/s\n") == []
+    assert problems("The 18 links add up to 468 GB/s against the quoted 450 GB/s.", "18 x 26.6 GB/s = 478.1 GB/s\n") == ["468 GB/s"]
+
+
+def test_a_gpu_named_right_after_a_figure_is_its_gpu():
+    outputs = [RecordOutput(H200, "143156 MiB\n81.0%\n84.2%\n77.3%\n"), RecordOutput(H100, "81079 MiB\n80.8%\n83.9%\n78.4%\n")]
+    assert figure_problems("The totals were 143,156 MiB on the H200 and 81,079 MiB on the H100.", outputs) == []
+    (problem,) = figure_problems("The totals were 143,156 MiB on the H200 and 81,179 MiB on the H100.", outputs)
+    assert problem.figure.text == "81,179 MiB" and problem.gpus == (H100,)
+    assert figure_problems("That is 81%, 84% and 77% on the H200 and 81%, 84% and 78% on the H100.", outputs) == []
+    assert [p.figure.text for p in figure_problems("That is 81%, 84% and 77% on the H200 and 81%, 84% and 77% on the H100.", outputs)] == ["77%"]
+
+
+def test_a_list_member_is_reported_at_its_own_column(make_glossary, capsys):
+    root = _glossary(make_glossary, SNIPPET + "\nOn the H200 we ran this on, the three took 5.14, 5.31 and 10.23 us.\n")
+    _record(root, "warp", "queue 5.14 us\nretire 5.21 us\nsync 10.23 us\n")
+    assert main(["--root", str(root), "check"]) == 1
+    (line,) = capsys.readouterr().out.strip().splitlines()
+    assert line.startswith("glossary/device-software/warp.md:17:50: error: '5.31' matches no figure the snippet printed on NVIDIA H200 (nearest: 5.21, 5.14 us;")
+    assert line.endswith("[figure-drift]")

@@ -60,6 +60,8 @@ CASES = {
     "admonition": ('!!! note "Aside"\n    An admonition with [[thread|a\n    lane]].\n', [("a lane", THREAD)]),
     "content tabs": ('=== "One"\n\n    Tab [[thread]].\n\n=== "Two"\n\n    Other [[sm]].\n', [("thread", THREAD), ("SM", SM)]),
     "footnote": ("Text.[^1]\n\n[^1]: A note on [[thread|lanes\n    wrapped]].\n", [("lanes wrapped", THREAD)]),
+    # an inline footnote's tokens carry no source map (it was a KeyError in the loader)
+    "inline footnote": ("Text.^[An inline note on [[thread|a\nlane]] and [[sm]].]\n", [("a lane", THREAD), ("SM", SM)]),
     "small": ("<small>An aside on [[thread]]s.</small>\n", [("threads", THREAD)]),
     "sub, abbr, kbd": ("H<sub>[[thread]]</sub> <abbr title='x'>[[sm]]</abbr> <kbd>k</kbd> [[thread|t]]\n", [("thread", THREAD), ("SM", SM), ("t", THREAD)]),
     "emphasis around": ("*[[thread]]* and **[[sm|bold]]** and ~~[[thread]]~~\n", [("thread", THREAD), ("bold", SM), ("thread", THREAD)]),
@@ -111,6 +113,13 @@ def test_raw_html_block_is_an_error_with_a_fix(make_glossary):
     assert _errors(loaded) == []
     assert ("it", THREAD) in _links(soup)
     assert soup.find("div", class_="aside").find("a").get_text() == "it"
+
+
+def test_inline_footnote_xref_points_at_its_source(make_glossary):
+    loaded = _load(make_glossary, "Intro [[thread]] and [[sm]].\n\nText.^[a note on [[thread|lanes]]]\n")
+    warp = loaded.glossary.terms["warp"]
+    (xref,) = [x for x in warp.xrefs if x.text == "lanes"]
+    assert (xref.line - warp.body_offset, xref.col) == (3, 18), "1-based, at its first bracket"
 
 
 def test_unclosed_brackets_are_an_error_at_their_column(make_glossary):

@@ -5,14 +5,19 @@ is wrong for a glossary: editing one term changes the tooltips on every page lin
 it, its backlinks' pages and their neighbourhood drawings, none of whose files changed.
 And a skipped page is left half-made (no Markdown, so no title; no search entries).
 
-So the plugin decides instead. Before pages are read it computes every page's Markdown
-(cheap next to MkDocs rendering it), fingerprints it with the page's source, and marks a
-page modified exactly when its fingerprint changed; a change to the navigation (a title,
-the reading order, mkdocs.yml) marks them all. Skipped pages get back the state the last
-build gave them (Markdown, meta, HTML, table of contents), so navigation, previous/next
-links and the sitemap come out as in a full build. The search index is merged per page
-and the output of pages that no longer exist is removed. ``tests/test_serve.py`` checks
-that an incremental rebuild writes the very bytes of a clean build of the edited sources.
+So the plugin decides instead, from MkDocs' documented events only (``on_files`` hands
+MkDocs page files whose ``is_modified`` answers from the plan; MkDocs 1.6 has no other
+incremental API). Before pages are read it fingerprints every term page by what it is made
+of (:class:`PageInputs`: its file, the names, summaries and URLs of the terms it links to and
+that link to it, its snippet records, what its drawings show, its dates) and renders only the
+dozen generated pages, and marks a page modified exactly when its fingerprint changed; a
+change to the navigation (a title, the reading order, mkdocs.yml) marks them all. Skipped
+pages get back the state the last build gave them (Markdown, meta, HTML, table of
+contents), so navigation, previous/next links and the sitemap come out as in a full build.
+The search index is kept per page, the Markdown copies per term (rewritten only where their
+text changed) and the output of pages that no longer exist is removed.
+``tests/test_serve.py`` checks that an incremental rebuild writes the very bytes of a clean
+build of the edited sources.
 """
 
 from __future__ import annotations
@@ -20,20 +25,26 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+import jinja2
 import networkx as nx
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 from glossary_tool.atomic import write_text
+from glossary_tool.diagnostics import Diagnostic
 from glossary_tool.draw.model import Diagram
+from glossary_tool.emit.widgets import WIDGETS, widget_html
 from glossary_tool.model import Glossary, Term
+from glossary_tool.pipeline import Loaded
+from glossary_tool.verify.records import record_dir
 
 SEARCH_INDEX = "search/search_index.json"
 T = TypeVar("T")
@@ -91,6 +102,43 @@ def plan_files(files: Files, incremental: Incremental, config: MkDocsConfig) -> 
         files.append(PlannedFile.planned(file, incremental, config))
 
 
+class DirtyWarningFilter(logging.Filter):
+    """MkDocs warns on every dirty build that navigation may be stale; the plugin sees to it."""
+
+    LOGGER = "mkdocs.commands.build"
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "'dirty' build" not in record.getMessage()
+
+    @classmethod
+    def install(cls) -> None:
+        logger = logging.getLogger(cls.LOGGER)
+        if not any(isinstance(f, cls) for f in logger.filters):
+            logger.addFilter(cls())
+
+
+class MemoryBytecodeCache(jinja2.BytecodeCache):
+    """Compiled templates kept across one session's builds (jinja2 checks each against its source)."""
+
+    def __init__(self) -> None:
+        self.store: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        code = self.store.get(bucket.key)
+        if code is not None:
+            bucket.bytecode_from_string(code)
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self.store[bucket.key] = bucket.bytecode_to_string()
+
+
+def _search_entries(config: MkDocsConfig) -> list[dict[str, Any]] | None:
+    """The entries list of Material's search index this build (read, never changed), or None."""
+    plugin = config.plugins.get("material/search") or config.plugins.get("search")
+    entries = getattr(getattr(plugin, "search_index", None), "entries", None)
+    return entries if isinstance(entries, list) else None
+
+
 class Incremental:
     """State kept across the rebuilds of one `glossary serve` (one site directory)."""
 
@@ -105,6 +153,51 @@ class Incremental:
         self.memo: dict[str, tuple[str, Any]] = {}
         #: files on_post_build wrote outside MkDocs (llms.txt, Markdown copies), relative to the site
         self.written: set[str] = set()
+        self.outputs: dict[str, str] = {}
+        self.leftovers: dict[str, tuple[str, list[Diagnostic]]] = {}
+        self.bytecode = MemoryBytecodeCache()
+        #: src of a home, section or generated page -> (what it is drawn from, its fingerprint)
+        self.generated: dict[str, tuple[str, str]] = {}
+        #: search entries per page: this build's (src -> Material's entries for it), and the JSON kept
+        self.fresh_search: dict[str, list[dict[str, Any]]] = {}
+        self.search_json: dict[str, str] = {}
+        self.search_config: str | None = None
+        self._search_mark: int | None = None
+
+    def failed(self) -> None:
+        """A build failed part-way: the next one renders every page and writes every file."""
+        self.signature = None
+        self.outputs = {}
+
+    def checked(self, texts: Mapping[str, str], check: Callable[[dict[str, str]], list[Diagnostic]]) -> list[Diagnostic]:
+        """``check`` of each text (by name, in name order), run only on those that changed since the last build."""
+        out: list[Diagnostic] = []
+        kept: dict[str, tuple[str, list[Diagnostic]]] = {}
+        for name in sorted(texts):
+            text = texts[name]
+            last = self.leftovers.get(name)
+            found = last[1] if last is not None and last[0] == text else check({name: text})
+            kept[name] = (text, found)
+            out += found
+        self.leftovers = kept
+        return out
+
+    def changed_outputs(self, site_dir: Path, files: Mapping[str, str]) -> dict[str, str]:
+        """The files whose text differs from what the last build wrote (or that are missing)."""
+        changed = {name: text for name, text in files.items() if self.outputs.get(name) != text or not (site_dir / name).is_file()}
+        self.outputs = dict(files)
+        return changed
+
+    def search_before(self, config: MkDocsConfig, page: Page) -> None:
+        entries = _search_entries(config)
+        self._search_mark = len(entries) if entries is not None else None
+
+    def search_after(self, config: MkDocsConfig, page: Page) -> None:
+        """Keep the entries Material's search added for ``page`` (between our two page_context handlers)."""
+        entries = _search_entries(config)
+        if entries is not None and self._search_mark is not None:
+            self.fresh_search[page.file.src_uri] = list(entries[self._search_mark :])
+        self._search_mark = None
 
     def replace_written(self, site_dir: Path, written: set[str]) -> None:
         """Remove what the last build wrote that this one no longer writes (a deleted term's Markdown copy)."""
@@ -150,21 +243,24 @@ class Incremental:
                 with contextlib.suppress(OSError):  # its directory, once empty
                     dest.parent.rmdir()
         index_path = site_dir / SEARCH_INDEX
+        fresh, self.fresh_search = self.fresh_search, {}
         if not index_path.is_file():
             return
-        data = json.loads(index_path.read_text(encoding="utf-8"))
-        fresh: dict[str, list[dict[str, Any]]] = {}
-        for entry in data.get("docs", []):
-            fresh.setdefault(str(entry.get("location", "")).split("#", 1)[0], []).append(entry)
-        docs: list[dict[str, Any]] = []
-        search: dict[str, list[dict[str, Any]]] = {}
-        for src, url in urls:
-            entries = fresh.get(url, []) if src in self.rebuilt else self.search.get(src, [])
-            search[src] = entries
-            docs.extend(entries)
-        self.search = search
-        data["docs"] = docs
-        write_text(index_path, json.dumps(data, separators=(",", ":"), default=str), durable=False)
+        if self.search_config is None or len(self.rebuilt) == len(urls):  # Material's settings: read on a full build
+            data = json.loads(index_path.read_text(encoding="utf-8"))
+            self.search_config = json.dumps(data.get("config"), separators=(",", ":"), default=str)
+        # Material's search keeps its own merged index in a dirty build (one page per rebuild
+        # in mind); the index written here is the per-page entries, in build order, as Material
+        # serializes them: the bytes of a clean build.
+        kept: dict[str, str] = {}
+        for src, _ in urls:
+            if src in self.rebuilt:
+                kept[src] = ",".join(json.dumps(entry, separators=(",", ":"), default=str) for entry in fresh.get(src, []))
+            else:
+                kept[src] = self.search_json.get(src, "")
+        self.search_json = kept
+        docs = ",".join(text for text in kept.values() if text)
+        write_text(index_path, f'{{"config":{self.search_config},"docs":[{docs}]}}', durable=False)
 
     def memoized(self, name: str, key: str, compute: Callable[[], T]) -> T:
         """``compute()`` unless ``name`` was computed for the same ``key`` before."""
@@ -206,3 +302,162 @@ def extras_key(term: Term, glossary: Glossary, graph: nx.DiGraph | None, diagram
     shown = [repr(diagrams.get(name)) for name in term.diagrams]
     boxed = sorted({s for name in term.diagrams if name in diagrams for s, _ in diagrams[name].terms()})
     return digest(url, _term_facts(glossary, graph, near), *shown, _term_facts(glossary, graph, boxed), repr(sorted(s.slug for s in glossary.sections)))
+
+
+# --- what a term page is made of: its fingerprint without rendering it ---------------------
+
+
+class PageInputs:
+    """Everything a term's page and Markdown copies read, per term, for one build.
+
+    A term page shows its own file (body, names, summary, sources, equivalents), and of other
+    terms only what ``_fact`` lists: the names, summary, section and URL of the terms it links
+    to (link text and tooltips), that link to it ("Linked from") and that its equivalents name,
+    and the headings of those it links to by ``#anchor``. Its snippets show their records;
+    a widget shows what it computes (rendered here: a handful of terms); what the drawings read
+    is ``extras_key``. The plugin adds the term's dates and its page URL.
+    """
+
+    def __init__(self, loaded: Loaded, term_url: Mapping[str, str], graph: nx.DiGraph | None, incremental: Incremental) -> None:
+        self.loaded = loaded
+        self.glossary = loaded.glossary
+        self.term_url = term_url
+        self.incremental = incremental
+        self._facts: dict[str, str] = {}
+        self._pages: dict[str, str] = {}
+        self.graph = graph
+        self.root = str(loaded.project.root)
+        self._drawn: dict[str, str] = {}
+        self._generated: str | None = None
+        config = loaded.project.mkdocs_yml
+        self.shared = digest(config.read_bytes() if config.is_file() else b"", repr(loaded.instructions))
+        self.sections = repr(sorted(s.slug for s in self.glossary.sections))
+
+    def _fact(self, slug: str) -> str:
+        fact = self._facts.get(slug)
+        if fact is None:
+            t = self.glossary.terms.get(slug)
+            fact = self._facts[slug] = repr((slug, t.title, t.display_title, t.abbreviation, t.summary, t.section, self.term_url.get(slug)) if t is not None else (slug,))
+        return fact
+
+    def _records(self, term: Term) -> str:
+        if not term.snippets:
+            return ""
+        folder = record_dir(self.loaded.project.records_dir, term)
+        files = sorted(p for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else []
+        return digest(*(part for p in files for part in (p.relative_to(folder).as_posix(), p.read_bytes())))
+
+    def page(self, term: Term) -> str:
+        """The digest of what ``term``'s page and copies are made of (cached for this build)."""
+        known = self._pages.get(term.slug)
+        if known is not None:
+            return known
+        g = self.glossary
+        links = g.links.get(term.slug, ())
+        equivalents = g.equivalent_links.get(term.slug, {})
+        backlinks = g.backlinks.get(term.slug, ())
+        named = sorted({link.target for link in links} | {link.target for link in equivalents.values()} | set(backlinks))
+        anchored = sorted({link.target for link in links if link.xref.anchor})
+        try:
+            with open(os.path.join(self.root, term.path), "rb") as f:
+                source = f.read()
+        except OSError:
+            source = repr(term).encode("utf-8")
+        widget = widget_html(term, g, self.loaded.project.records_dir) if term.slug in WIDGETS else ""
+        value = self._pages[term.slug] = digest(
+            self.shared,
+            term.path,
+            source,
+            repr([(link.target, link.xref.anchor) for link in links]),
+            repr(sorted((key, link.target, link.xref.anchor) for key, link in equivalents.items())),
+            repr(backlinks),
+            *(self._fact(slug) for slug in named),
+            *(repr(g.terms[slug].headings) for slug in anchored if slug in g.terms),
+            self._records(term),
+            widget,
+        )
+        return value
+
+    def markdown(self, term: Term, variant: str, compute: Callable[[], str]) -> str:
+        """A term's Markdown (one of render_llms's variants), from the last build when its inputs are the same."""
+        return self.incremental.memoized(f"md\0{term.slug}\0{variant.split(chr(0), 2)[1]}", digest(self.page(term), variant), compute)
+
+    def opening(self, term: Term, compute: Callable[[], str]) -> str:
+        """A term's preview-card opening (emit/previews.py), from the last build when its inputs are the same."""
+        return self.incremental.memoized(f"opening\0{term.slug}", self.page(term), compute)
+
+    def _drawn_fact(self, slug: str) -> str:
+        """What a drawing shows of a term (``_term_facts``), per term."""
+        fact = self._drawn.get(slug)
+        if fact is None:
+            fact = self._drawn[slug] = _term_facts(self.glossary, self.graph, [slug])
+        return fact
+
+    def extras(self, term: Term, url: str) -> str:
+        """What the term's drawings read: ``extras_key``'s inputs, with each term's facts computed once per build."""
+        graph, diagrams = self.graph, self.loaded.diagrams
+        near = [term.slug]
+        if graph is not None and term.slug in graph:
+            near += sorted(graph.predecessors(term.slug)) + sorted(graph.successors(term.slug))
+        shown = [repr(diagrams.get(name)) for name in term.diagrams]
+        boxed = sorted({s for name in term.diagrams if name in diagrams for s, _ in diagrams[name].terms()})
+        return digest(url, *(self._drawn_fact(s) for s in near), "|", *shown, "|", *(self._drawn_fact(s) for s in boxed), self.sections)
+
+    def published(self, name: str, compute: Callable[[], bytes]) -> bytes:
+        """feed.xml and terms.json (adapters/mkdocs_publish.py) from the last build when what they
+        read is the same: what the generated pages read, each term's links in order and its dates."""
+        if self._generated is None:
+            return compute()
+        g = self.glossary
+        links = repr([(slug, [link.target for link in g.links.get(slug, ())]) for slug in g.terms])
+        return self.incremental.memoized(f"published\0{name}", digest(self._generated, links), compute)
+
+    def generated(self, publisher: object, downloads: list[tuple[str, str]]) -> str:
+        """What the home, section and generated pages are drawn from: every term's names,
+        summary, section, sources, equivalents, diagrams and snippets (not its body), the
+        sections and home page, the links between terms (the map), the records, diagrams and
+        history (What's new). A body edit leaves it alone, so those pages are not rendered again."""
+        g = self.glossary
+        terms = [
+            repr((t.slug, t.path, t.title, t.abbreviation, t.aliases, t.summary, t.section, t.sources, t.equivalents, t.diagrams, [(n.name, n.lang, n.options, n.source, n.expected) for n in t.snippets], self.term_url.get(t.slug)))
+            for t in g.terms.values()
+        ]
+        equivalents = repr(sorted((slug, key, link.target) for slug, links in g.equivalent_links.items() for key, link in links.items()))
+        self._generated = digest(
+            self.shared,
+            *terms,
+            equivalents,
+            repr(g.sections),
+            repr(g.home),
+            map_key(g, self.graph, ""),
+            tree_stamp(self.loaded.project.records_dir),
+            repr(sorted(self.loaded.diagrams.items())),
+            repr(getattr(publisher, "history", None)),
+            repr(downloads),
+            getattr(publisher, "site_url", ""),
+        )
+        return self._generated
+
+
+def tree_stamp(folder: Path) -> str:
+    """Every file under ``folder`` by path, size and modification time (records: rewritten whole)."""
+    stats = []
+    for base, dirs, files in os.walk(folder):
+        dirs.sort()
+        for name in sorted(files):
+            path = os.path.join(base, name)
+            with contextlib.suppress(OSError):
+                st = os.stat(path)
+                stats.append(f"{path}\0{st.st_size}\0{st.st_mtime_ns}")
+    return digest(*stats)
+
+
+def record_inputs(loaded: Loaded) -> str:
+    """What the record checks read (pipeline.record_diagnostics): the records, mkdocs.yml's
+    reference GPUs, and the terms with snippets (their prose quotes the outputs)."""
+    config = loaded.project.mkdocs_yml
+    return digest(
+        tree_stamp(loaded.project.records_dir),
+        config.read_bytes() if config.is_file() else b"",
+        *(repr(t) for t in loaded.glossary.ordered_terms() if t.snippets),
+    )

@@ -10,11 +10,16 @@ mkdocs.yml (Zensical) needs only a new adapter.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import logging
 import posixpath
+from bisect import bisect_left
 from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from itertools import accumulate
 from pathlib import Path
+from typing import Any, TypeVar
 
 import jinja2
 import networkx as nx
@@ -30,10 +35,10 @@ from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import get_toc
 from mkdocs.utils import get_relative_url
 
-from glossary_tool.adapters.mkdocs_incremental import Incremental, digest, extras_key, layout_key, map_key, plan_files
+from glossary_tool.adapters.mkdocs_incremental import DirtyWarningFilter, Incremental, PageInputs, digest, extras_key, layout_key, map_key, plan_files, record_inputs
 from glossary_tool.adapters.mkdocs_publish import Publisher
 from glossary_tool.atomic import write_bytes
-from glossary_tool.background import BackgroundError, Job
+from glossary_tool.background import BackgroundError, Job, can_fork
 from glossary_tool.diagnostics import Diagnostic, Severity, errors
 from glossary_tool.draw.graph import MAP_SRC, layout_map, term_graph
 from glossary_tool.draw.html import MAP_TITLE, diagrams_markdown, map_markdown, term_extras_markdown
@@ -42,21 +47,24 @@ from glossary_tool.emit.gpu_compare import COMPARE_SRC, comparison_markdown, com
 from glossary_tool.emit.instructions import link_rendered_blocks
 from glossary_tool.emit.leftovers import Leftover, html_leftovers, leftover_diagnostics, markdown_leftovers, output_diagnostics
 from glossary_tool.emit.links import RelativeLinker, term_src
-from glossary_tool.emit.llms import OVERRIDES_DIR, LlmsFiles, render_llms
+from glossary_tool.emit.llms import OVERRIDES_DIR, LlmsFiles, render_llms, section_file
 from glossary_tool.emit.markdown_copy import markdown_copy, sitemap_stubs, with_copy_buttons, with_head_links
+from glossary_tool.emit.page_cache import page_key, site_digest
 from glossary_tool.emit.page_html import markdown_page, section_page, term_page
-from glossary_tool.emit.previews import PREVIEWS_SRC, mark_previewable, previews_json, resolver
-from glossary_tool.emit.render import Rendered, RenderOptions
+from glossary_tool.emit.previews import PREVIEWS_SRC, mark_previewable, opening, previews_json, resolver
+from glossary_tool.emit.render import Rendered, RenderOptions, TocEntry
 from glossary_tool.emit.search_names import SEARCH_NAMES_SRC, names_json
 from glossary_tool.emit.search_text import Cut, cut_excluded
 from glossary_tool.emit.snippets import SiteSnippets
 from glossary_tool.emit.widgets import widget_html
+from glossary_tool.load.cache import CACHE_DIR, Cache, key
 from glossary_tool.model import Glossary, Term
-from glossary_tool.pipeline import Loaded, load_project
+from glossary_tool.pipeline import Loaded, load_project, record_diagnostics
 from glossary_tool.publish.feed import WHATS_NEW_SRC, WHATS_NEW_TITLE
 from glossary_tool.verify.outputs import reference_of
 
 log = logging.getLogger("mkdocs.plugins.glossary")
+T = TypeVar("T")
 
 #: Small edits to two of Material's partials, applied to the theme's own template (so they
 #: follow Material upgrades): the repository link loses ``data-md-component="source"``, whose
@@ -79,6 +87,38 @@ OVERRIDES = {
 }
 
 
+#: How rendering work is split with the worker of a build (:meth:`GlossaryPlugin._prerender`):
+#: the share of term-page work this process keeps (it also runs MkDocs' own page work in
+#: the meantime), and what one snippet (tabs, badge, highlighted source) weighs against a
+#: character of body text.
+PARENT_SHARE = 0.5
+SNIPPET_WEIGHT = 6000
+
+
+@dataclass
+class Reused:
+    """Page-cache entries a forked process used: names it found, and what it made."""
+
+    taken: list[str] = field(default_factory=list)
+    made: dict[str, Any] = field(default_factory=dict)
+
+    def into(self, cache: Cache) -> None:
+        """Mark them used in ``cache`` (of this process), so that its save keeps them."""
+        for name in self.taken:
+            cache.get(name)
+        for name, value in self.made.items():
+            cache.put(name, value)
+
+
+@dataclass(frozen=True)
+class Content:
+    """A page's finished content: HTML, contents (None: MkDocs' own), and what was found wrong in it."""
+
+    html: str
+    toc: tuple[TocEntry, ...] | None
+    diagnostics: tuple[Diagnostic, ...]
+
+
 class GlossaryConfig(Config):
     root = config_options.Type(str, default="")
     fail_on_errors = config_options.Type(bool, default=False)
@@ -90,8 +130,6 @@ class GlossaryConfig(Config):
 
 class GlossaryPlugin(BasePlugin[GlossaryConfig]):
     loaded: Loaded | None = None
-    #: Set by `glossary serve` (adapters/mkdocs_serve.py) for its site directory only.
-    incremental: Incremental | None = None
     #: Set by `glossary build` (adapters/mkdocs_build.py), which has just loaded the project to
     #: check it: on_config takes it instead of loading every file again.
     preloaded: Loaded | None = None
@@ -99,25 +137,52 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
     def __init__(self) -> None:
         super().__init__()
         self.active: Incremental | None = None
+        #: (command, dirty) of the last on_startup; a ``serve --dirty`` session's state, per site directory
+        self.startup: tuple[str, bool] = ("build", False)
+        self.sessions: dict[str, Incremental] = {}
+        self.inputs: PageInputs | None = None
         self.downloads: list[tuple[str, str]] = []
         self._pending: dict[str, Rendered | None] = {}
-        self._rendered: dict[str, Rendered] = {}
+        self._rendered: dict[str, Rendered | Content] = {}
+        self._worker_srcs: frozenset[str] = frozenset()
+        self._worker: Job | None = None
+        #: Finished term pages across builds (.cache/pages-*.pickle), the key of each term
+        #: page of this build, and the pages found there (emit/page_cache.py).
+        self._pages = Cache(None)
+        self._site = ""
+        self._page_keys: dict[str, str] = {}
+        self._cached: dict[str, Content] = {}
         self._search_cuts: dict[str, Cut] = {}
         self._built_pages: list[Page] = []
         self.link_graph: nx.DiGraph | None = None
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
-        """Defined so that MkDocs keeps this one plugin object across `serve` rebuilds: the
-        incremental state lives on it."""
+        """MkDocs keeps a plugin that defines this one object per process, across `serve`
+        rebuilds: a ``serve --dirty`` session's incremental state lives on it, keyed by the
+        session's site directory (MkDocs makes a new one per ``serve``)."""
+        self.startup = (command, dirty)
+        self.sessions = {site: state for site, state in self.sessions.items() if Path(site).is_dir()}
+        if command == "serve" and dirty:  # the plugin sees to what MkDocs' warning is about
+            DirtyWarningFilter.install()
+
+    def on_shutdown(self) -> None:
+        """The serve (or build) is over: later builds in this process are plain ones."""
+        self.startup = ("build", False)
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
-        self.active = self.incremental if self.incremental is not None and self.incremental.site_dir == config.site_dir else None
+        self.active = self.sessions.get(config.site_dir)
+        if self.active is None and self.startup == ("serve", True):
+            self.active = self.sessions[config.site_dir] = Incremental(config.site_dir)
         self._pending = {}
         docs = Path(config.docs_dir)
         root = Path(self.config.root) if self.config.root else docs.parent
         preloaded, self.preloaded = self.preloaded, None
         if preloaded is not None and preloaded.project.root.resolve() == root.resolve():
             self.loaded = preloaded
+        elif self.active is not None:  # serve: the record checks again only when what they read changed
+            loaded = load_project(root, check_records=False)
+            records = self.active.memoized("record checks", record_inputs(loaded), lambda: tuple(record_diagnostics(loaded.project, loaded.glossary)))
+            self.loaded = dataclasses.replace(loaded, diagnostics=loaded.diagnostics + records)
         else:
             self.loaded = load_project(root)
         found = errors(self.loaded.diagnostics)
@@ -143,9 +208,12 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         return config
 
     def on_serve(self, server: LiveReloadServer, config: MkDocsConfig, builder: Callable[..., object]) -> LiveReloadServer:
-        """`glossary serve` also rebuilds when a diagram file changes."""
-        if self.loaded is not None and self.loaded.project.diagrams_dir.is_dir():
-            server.watch(str(self.loaded.project.diagrams_dir))
+        """Serving also rebuilds when a diagram or a snippet record changes (the docs folder,
+        glossary/ with its toc.yml, and mkdocs.yml MkDocs watches itself)."""
+        if self.loaded is not None:
+            for folder in (self.loaded.project.diagrams_dir, self.loaded.project.records_dir):
+                if folder.is_dir():
+                    server.watch(str(folder))
         return server
 
     def on_env(self, env: jinja2.Environment, config: MkDocsConfig, files: Files) -> jinja2.Environment:
@@ -153,10 +221,15 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         assert env.loader is not None
         env.loader = jinja2.ChoiceLoader([jinja2.DictLoader(OVERRIDES), jinja2.PrefixLoader({THEME_PREFIX: env.loader}), env.loader])
         env.globals["glossary_build_note"] = self.publisher.note
+        if self.active is not None:  # MkDocs makes a new environment per build: keep the compiled templates
+            env.bytecode_cache = self.active.bytecode
         return env
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         assert self.loaded is not None
+        self._worker_srcs, self._worker = frozenset(), None
+        self._pages, self._site, self._page_keys, self._cached = Cache(None), "", {}, {}
+        self.map_job: Job | None = None
         glossary = self.loaded.glossary
         keep = {pages.HOME_SRC, *(pages.section_src(s) for s in glossary.sections), *(term_src(t) for t in glossary.terms.values())}
         for file in list(files):
@@ -171,9 +244,18 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         if files.get_file_from_path(pages.HOME_SRC) is None:
             files.append(File.generated(config, pages.HOME_SRC, content=""))
         term_url = {t.slug: files.get_file_from_path(term_src(t)).url for t in glossary.terms.values() if files.get_file_from_path(term_src(t))}
+        self.inputs = PageInputs(self.loaded, term_url, self.link_graph, self.active) if self.active is not None else None
         files.append(File.generated(config, SEARCH_NAMES_SRC, content=names_json(glossary, lambda t: term_url.get(t.slug, ""))))
-        files.append(File.generated(config, PREVIEWS_SRC, content=previews_json(glossary, lambda t: term_url.get(t.slug, ""), resolver(glossary))))
         self.term_urls = frozenset(term_url.values())  # links to these get preview cards (emit/previews.py)
+        resolve = resolver(glossary)
+        opening_of = None
+        if self.active is None:  # a build: what the last one rendered is in .cache/ (emit/page_cache.py)
+            self._open_page_cache(config)
+            opening_of = self._through_cache(lambda term: ("preview opening", term.body), lambda term: opening(term, glossary, resolve))
+        elif self.inputs is not None:  # serve: from the last rebuild when the term's inputs are the same
+            inputs = self.inputs
+            opening_of = lambda term: inputs.opening(term, lambda: opening(term, glossary, resolve))  # noqa: E731
+        files.append(File.generated(config, PREVIEWS_SRC, content=previews_json(glossary, lambda t: term_url.get(t.slug, ""), resolve, opening_of)))
         if self.active is not None:  # the serve preview has no book: rebuilding it took seconds per edit
             self.downloads = []
             plan_files(files, self.active, config)
@@ -185,12 +267,27 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         book = make_book(self.loaded, config.site_url or "/")
         self.downloads = [("EPUB", pages.EPUB_SRC)]
         # The EPUB, llms.txt and the map need nothing from page rendering: they are computed
-        # beside it (glossary_tool/background.py), collected in on_post_build and the map page.
-        # One process for all three (the map first: its page is built before the build ends),
-        # so the page rendering keeps a core to itself on a 2-core machine.
+        # beside it (glossary_tool/background.py), the map for its page (after the term
+        # pages), the EPUB and llms.txt for on_post_build. Term pages need nothing from MkDocs
+        # but their URL: the later part of them (in the order MkDocs populates pages) is
+        # rendered by a worker while this process renders the first part (_prerender). The
+        # EPUB and llms.txt, wanted last, yield the second core to the worker (nice).
         site_url, site_name = config.site_url or "/", config.site_name
         map_url = files.get_file_from_path(MAP_SRC).url
-        self.side_job = Job(lambda: (map_markdown(glossary, _href_from(glossary, map_url, files)), *epub_with_leftovers(book), self._llms(site_url, site_name).files))
+
+        def books() -> tuple[bytes, list[Leftover], dict[str, str], list[Diagnostic], Reused]:
+            # In the child: what it takes from the page cache or adds to it goes back to
+            # this process, which saves the cache.
+            reused = Reused()
+            memo = self._through_cache(lambda term: ("book term", term.path, term.body), lambda term, make: make(), reused)
+            llms_files = self._llms(site_url, site_name).files
+            return (*epub_with_leftovers(replace(book, memo=memo)), llms_files, llms_leftovers(glossary, llms_files), reused)
+
+        self._prerender(files)
+        self._map_key = key("map page", map_url, self._site)
+        self._map_text = self._pages.get(self._map_key)
+        self.map_job = None if self._map_text is not None else Job(lambda: map_markdown(glossary, _href_from(glossary, map_url, files)))
+        self.side_job = Job(books, nice=10)
         files.append(File.generated(config, pages.EPUB_SRC, content=b""))  # known to MkDocs' link validation; written in on_post_build
         if self.config.book:
             try:
@@ -203,33 +300,49 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
     def on_build_error(self, error: Exception) -> None:
         """A failed build collects nothing: stop the background jobs; the next serve rebuild is a full one."""
         if self.active is not None:
-            self.active.signature = None
-        job = getattr(self, "side_job", None)
-        if job is not None:
-            job.cancel()
+            self.active.failed()
+        for job in (getattr(self, "side_job", None), getattr(self, "map_job", None), self._worker):
+            if job is not None:
+                job.cancel()
 
     def on_nav(self, nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
         """In `glossary serve`, settle which pages this rebuild renders (adapters/mkdocs_incremental.py)."""
         incremental = self.active
         if incremental is None:
             return nav
+        assert self.loaded is not None
         doc_pages = [f.page for f in files.documentation_pages() if f.page is not None]
         fingerprints: dict[str, str] = {}
         frame = [Path(config.config_file_path).read_bytes() if config.config_file_path else b"", repr(config.nav), self.publisher.note]
+        inputs = self.inputs
+        assert inputs is not None
+        generated = None
         for page in doc_pages:
             src = page.file.src_uri
+            term = self._term_at(src)
+            if term is not None:  # a term page by what it is made of, not by rendering it
+                fingerprints[src] = digest(inputs.page(term), inputs.extras(term, page.url), repr(self.publisher.dates(term)), page.url)
+                continue
+            # home, section and generated pages (a dozen, drawn from all terms): rendered when
+            # what they show of the terms changed (not for a body edit), fingerprinted by their HTML
             source = page.file.content_bytes
-            self._pending[src] = rendered = self._page_html(page, files)
-            fingerprints[src] = digest(source, rendered.html if rendered is not None else "", repr(rendered.toc) if rendered is not None else "", self._page_additions(src))
-            if not self._term_at(src):  # home, section and generated pages: their titles are in every page's navigation
-                frame.append(digest(src, source))
+            frame.append(digest(src, source))  # their titles are in every page's navigation
+            generated = generated if generated is not None else inputs.generated(self.publisher, self.downloads)
+            key = digest(generated, src, page.url, source)
+            known = incremental.generated.get(src)
+            if known is not None and known[0] == key:
+                fingerprints[src] = known[1]
+                continue
+            self._pending[src] = rendered = self._page_html(src, page.url, files)
+            fingerprints[src] = digest(source, rendered.html if rendered is not None else "", repr(rendered.toc) if rendered is not None else "")
+            incremental.generated[src] = (key, fingerprints[src])
         self._built_pages = doc_pages
         rebuild = incremental.plan(digest(*frame), fingerprints)
         for page in doc_pages:
             if page.file.src_uri not in rebuild:
                 incremental.skip(page)
-                del self._pending[page.file.src_uri]
-        log.info(f"glossary: rebuilding {len(rebuild)} of {len(doc_pages)} pages")
+                self._pending.pop(page.file.src_uri, None)
+        log.info("glossary: rebuilding %d of %d pages", len(rebuild), len(doc_pages), extra={"glossary_rebuilt": tuple(sorted(rebuild)), "glossary_pages": tuple(fingerprints)})
         return nav
 
     @event_priority(-100)  # after Material's search has written its index
@@ -237,65 +350,157 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         """Write the EPUB, llms.txt, llms-full.txt and the Markdown copy of each term page."""
         site_dir = Path(config.site_dir)
         glossary = self.loaded.glossary
-        published = self.publisher.write(site_dir)  # feed.xml, terms.json, the feed in the sitemap
+        memo = self.inputs.published if self.active is not None and self.inputs is not None else None
+        published = self.publisher.write(site_dir, memo)  # feed.xml, terms.json, the feed in the sitemap
         if self.active is None:
-            _, epub, epub_leftovers, llms_files = self._side_results()
+            epub, epub_leftovers, llms_files, llms_found, reused = self._side_results(self.side_job)
+            reused.into(self._pages)
+            self._pages.save()
             write_bytes(site_dir / pages.EPUB_SRC, epub, durable=False)
             _report(output_diagnostics(glossary, epub_leftovers, "the EPUB"))
-            _report(llms_leftovers(glossary, llms_files))
+            _report(llms_found)
             LlmsFiles({**llms_files, **sitemap_stubs(glossary)}).write(site_dir)
             return
         llms = LlmsFiles({**self._llms(config.site_url or "/", config.site_name).files, **sitemap_stubs(glossary)})
-        # The preview checks every page's Markdown copy; llms-full.txt (all terms again, in one
-        # document) is left to `glossary build`: parsing it on each rebuild cost 3-4 s of CPU
-        # at 1,000 terms, most of a one-sentence edit (BENCHMARKS.md).
-        _report(llms_leftovers(glossary, {name: text for name, text in llms.files.items() if name != "llms-full.txt"}))
-        llms.write(site_dir)
+        # The preview checks every page's Markdown copy (those whose text changed; the others
+        # report what they reported before); llms-full.txt and the section files (all terms
+        # again, in one document each) are left to `glossary build`: parsing them on each
+        # rebuild cost 1-4 s of CPU at 1,000 terms.
+        sections = {section_file(s.slug) for s in glossary.sections}
+        checked = {name: text for name, text in llms.files.items() if name != "llms-full.txt" and name not in sections}
+        _report(self.active.checked(checked, lambda changed: llms_leftovers(glossary, changed)))
+        LlmsFiles(self.active.changed_outputs(site_dir, llms.files)).write(site_dir)
         self.active.replace_written(site_dir, set(llms.files) | published)
         self.active.finish(site_dir, [(p.file.src_uri, p.url) for p in self._built_pages])
 
-    def _side_results(self) -> tuple[str, bytes, list[Leftover], dict[str, str]]:
-        """The map, EPUB and llms.txt from the side process; its failure fails the build cleanly."""
+    def _side_results(self, job: Job) -> Any:
+        """What a side process computed (the map; the EPUB and llms.txt); its failure fails the build cleanly."""
         try:
-            return self.side_job.result()
+            return job.result()
         except BackgroundError as exc:
             raise PluginError(f"glossary: building the map, EPUB and llms.txt failed: {exc}") from exc
 
     def _llms(self, site_url: str, site_name: str) -> LlmsFiles:
         assert self.loaded is not None
         project = self.loaded.project
-        return render_llms(self.loaded.glossary, project.records_dir, project.root / OVERRIDES_DIR, site_url, site_name, self.loaded.diagrams)
+        memo = self.inputs.markdown if self.active is not None and self.inputs is not None else None
+        return render_llms(self.loaded.glossary, project.records_dir, project.root / OVERRIDES_DIR, site_url, site_name, self.loaded.diagrams, memo=memo)
 
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         """Our pages are rendered by the core (markdown-it-py, the engine `check` validated);
         Python-Markdown gets an empty page and its HTML is replaced in on_page_content."""
         self._page_meta(page)
         src = page.file.src_uri
-        rendered = self._pending.pop(src) if src in self._pending else self._page_html(page, files)
+        if src in self._cached:
+            self._rendered[src] = self._cached.pop(src)
+            return ""
+        if src in self._worker_srcs:
+            self._rendered[src] = self._worker_results()[src]
+            return ""
+        rendered = self._pending.pop(src) if src in self._pending else self._page_html(src, page.url, files)
         if rendered is None:
             return markdown
         self._rendered[src] = rendered
         return ""
 
     def on_page_content(self, html_text: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-        rendered = self._rendered.pop(page.file.src_uri, None)
-        if rendered is not None:
-            html_text = rendered.html
-            page.toc = get_toc([entry.as_dict() for entry in rendered.toc])
-            term = self._term_at(page.file.src_uri)
-            if term is not None:  # the contract, checked on what was produced (emit/leftovers.py)
-                _report(leftover_diagnostics(term, html_leftovers(html_text), "its page"))
-        html_text = html_text + self._page_additions(page.file.src_uri)
-        term = self._term_at(page.file.src_uri)
-        if term is not None:  # "Copy page as Markdown" / "View as Markdown"
-            html_text = with_copy_buttons(html_text, page.url, term_src(term))
-        if self.loaded is not None and term is not None:  # PTX/SASS opcodes link to their terms
-            html_text = link_rendered_blocks(html_text, self.loaded.instructions, self.loaded.glossary, _href_for(self.loaded.glossary, page, files))
-        html_text = page.content = mark_previewable(html_text, page.url, getattr(self, "term_urls", ()))  # page.content: for capture()
+        src = page.file.src_uri
+        found = self._rendered.pop(src, None)
+        content = found if isinstance(found, Content) else self._content(src, page.url, files, found, html_text)
+        if src in self._page_keys:
+            self._pages.put(self._page_keys[src], content)
+        _report(list(content.diagnostics))
+        if content.toc is not None:
+            page.toc = get_toc([entry.as_dict() for entry in content.toc])
+        html_text = page.content = content.html  # page.content: for capture()
         incremental = self.active
         if incremental is not None:
             incremental.capture(page)
         return html_text
+
+    def _content(self, src: str, url: str, files: Files, rendered: Rendered | None, html_text: str) -> Content:
+        """A page's finished content from our rendering (None: MkDocs' ``html_text``): checked,
+        with its additions, copy buttons, linked opcodes and preview marks. Needs the page's
+        URL only, not MkDocs' Page, so a forked worker can make it (:meth:`_prerender`)."""
+        assert self.loaded is not None
+        glossary = self.loaded.glossary
+        term = self._term_at(src)
+        found: list[Diagnostic] = []
+        toc = None
+        if rendered is not None:
+            html_text, toc = rendered.html, rendered.toc
+            if term is not None:  # the contract, checked on what was produced (emit/leftovers.py)
+                found = leftover_diagnostics(term, html_leftovers(html_text), "its page")
+        html_text = html_text + self._page_additions(src)
+        if term is not None:  # "Copy page as Markdown" / "View as Markdown"; PTX/SASS opcodes link to their terms
+            html_text = with_copy_buttons(html_text, url, term_src(term))
+            html_text = link_rendered_blocks(html_text, self.loaded.instructions, glossary, _href_from(glossary, url, files))
+        return Content(mark_previewable(html_text, url, getattr(self, "term_urls", ())), toc, tuple(found))
+
+    def _prerender(self, files: Files) -> None:
+        """Take the term pages whose inputs are unchanged since the last build from ``.cache/``
+        (emit/page_cache.py) and start a worker on the later part of the rest (see on_files);
+        single-core machines render all of the rest in order. The serve preview has its own
+        memo (adapters/mkdocs_incremental.py)."""
+        assert self.loaded is not None
+        project = self.loaded.project
+        site = self._site
+        terms = []
+        for f in files.documentation_pages():
+            term = self._term_at(f.src_uri)
+            if term is None:
+                continue
+            self._page_keys[f.src_uri] = name = page_key(site, term, (project.root / term.path).read_bytes(), f.url, repr(self.publisher.dates(term)))
+            content = self._pages.get(name)
+            if content is not None:
+                self._cached[f.src_uri] = content
+            else:
+                terms.append((f, term))
+        log.info(f"glossary: {len(self._cached)} of {len(self._page_keys)} term pages unchanged since the last build (.cache/), {len(terms)} to render")
+        if len(terms) < 2 or not can_fork():
+            return
+        # Balanced by what rendering costs: body text, and each snippet's tabs and badge.
+        weights = list(accumulate(len(term.body) + SNIPPET_WEIGHT * len(term.snippets) for _, term in terms))
+        cut = bisect_left(weights, weights[-1] * PARENT_SHARE) + 1
+        mine = [(f.src_uri, f.url) for f, _ in terms[cut:]]
+        if not mine:
+            return
+        self._worker_srcs = frozenset(src for src, _ in mine)
+        self._worker = Job(lambda: {src: self._content(src, url, files, self._page_html(src, url, files), "") for src, url in mine})
+
+    def _open_page_cache(self, config: MkDocsConfig) -> None:
+        """The build's cache of finished pages, and the digest of what all pages share."""
+        assert self.loaded is not None
+        project = self.loaded.project
+        self._pages = Cache(project.root / CACHE_DIR, kind="pages")
+        config_bytes = Path(config.config_file_path).read_bytes() if config.config_file_path else b""
+        shown = [repr(sorted(self.term_urls)), repr(self.loaded.diagrams), repr(self.loaded.instructions), config.site_url or "", config.site_name]
+        self._site = site_digest(self.loaded.glossary, records_dir=project.records_dir, config=config_bytes, extra=shown)
+
+    def _through_cache(self, inputs: Callable[[Term], tuple[str, ...]], make: Callable[..., T], reused: Reused | None = None) -> Callable[..., T]:
+        """``make`` through the page cache, keyed by the shared digest and ``inputs(term)``;
+        ``reused`` collects what a forked process took or made, for this one to keep."""
+
+        def cached(term: Term, *args: Any) -> T:
+            name = key(*inputs(term), self._site)
+            found = self._pages.get(name)
+            if found is None:
+                found = make(term, *args)
+                self._pages.put(name, found)
+                if reused is not None:
+                    reused.made[name] = found
+            elif reused is not None:
+                reused.taken.append(name)
+            return found
+
+        return cached
+
+    def _worker_results(self) -> dict[str, Content]:
+        assert self._worker is not None
+        try:
+            return self._worker.result()
+        except BackgroundError as exc:
+            raise PluginError(f"glossary: rendering term pages in the second process failed: {exc}") from exc
 
     def _page_additions(self, src: str) -> str:
         """HTML appended to a page after rendering: a term's dates, citation and JSON-LD."""
@@ -315,6 +520,8 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         if cut.pieces:
             self._search_cuts[page.file.src_uri] = cut
             page.content = cut.html
+        if self.active is not None:
+            self.active.search_before(config, page)
         return context
 
     @event_priority(-50)  # after it
@@ -322,6 +529,8 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         cut = self._search_cuts.pop(page.file.src_uri, None)
         if cut is not None:
             page.content = cut.restore(page.content or "")
+        if self.active is not None:
+            self.active.search_after(config, page)
         return context
 
     on_page_context = CombinedEvent(_cut_for_search, _restore_after_search)
@@ -350,34 +559,57 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         term = self.loaded.glossary.terms.get(Path(src).stem)
         return term if term is not None and term_src(term) == src else None
 
-    def _page_html(self, page: Page, files: Files) -> Rendered | None:
-        """The HTML and contents of ``page``; None leaves the file to MkDocs."""
+    def _generated(self, src: str, url: str, options: RenderOptions, parts: list[str | Term]) -> Rendered:
+        """A generated page (home, A-Z, Rosetta, ...) from its Markdown parts, through the page cache."""
+        inputs = tuple(f"{part.path}\0{part.body}" if isinstance(part, Term) else part for part in parts)
+        return self._memo(("generated page", src, url, *inputs), lambda: markdown_page(parts, options))
+
+    def _memo(self, inputs: tuple[str, ...], make: Callable[[], T]) -> T:
+        """``make()``, or in a build what an earlier build made from the same ``inputs`` and
+        shared digest (the serve preview keeps its own memo)."""
+        if self.active is not None or not self._site:
+            return make()
+        name = key(*inputs, self._site)
+        found = self._pages.get(name)
+        if found is None:
+            found = make()
+            self._pages.put(name, found)
+        return found
+
+    def _page_html(self, src: str, url: str, files: Files) -> Rendered | None:
+        """The HTML and contents of the page at ``src`` (``url``); None leaves the file to MkDocs."""
         assert self.loaded is not None
         glossary = self.loaded.glossary
-        src = page.file.src_uri
         incremental = self.active
         site_snippets = SiteSnippets(self.loaded.project.records_dir)
-        options = RenderOptions(glossary, RelativeLinker(src), site_snippets, href=_md_href(src, page.url, files))
+        options = RenderOptions(glossary, RelativeLinker(src), site_snippets, href=_md_href(src, url, files))
         if src == pages.HOME_SRC:
-            return markdown_page(pages.home_parts(glossary, [(MAP_TITLE.lower(), MAP_SRC), *((f"the book as {label}", src) for label, src in self.downloads)]), options)
+            return self._generated(src, url, options, pages.home_parts(glossary, [(MAP_TITLE.lower(), MAP_SRC), *((f"the book as {label}", src) for label, src in self.downloads)]))
         if src == pages.AZ_SRC:
-            return markdown_page([pages.az_markdown(glossary)], options)
+            return self._generated(src, url, options, [pages.az_markdown(glossary)])
         if src == pages.ROSETTA_SRC:
-            return markdown_page([pages.rosetta_markdown(glossary)], options)
+            return self._generated(src, url, options, [pages.rosetta_markdown(glossary)])
         if src == WHATS_NEW_SRC:
-            return markdown_page([self.publisher.whats_new(page.url)], options)
-        href = _href_for(glossary, page, files)
+            return self._generated(src, url, options, [self.publisher.whats_new(url)])
+        href = _href_from(glossary, url, files)
         if src == COMPARE_SRC:  # its table is raw HTML: links are the final URLs
-            return markdown_page([comparison_markdown(glossary, self.loaded.project.records_dir, term_href=lambda term: href(term.slug) or "")], options)
+            return self._generated(src, url, options, [comparison_markdown(glossary, self.loaded.project.records_dir, term_href=lambda term: href(term.slug) or "")])
         if src == MAP_SRC:
             if incremental is None:
-                return markdown_page([self._side_results()[0]], options)
+                if self._map_text is None:  # drawn in a side process (its force layout takes a while)
+                    self._map_text = self._side_results(self.map_job)
+                    self._pages.put(self._map_key, self._map_text)
+                return self._generated(src, url, options, [self._map_text])
             layout = incremental.memoized("map layout", layout_key(glossary, self.link_graph), lambda: layout_map(glossary))
-            return markdown_page([incremental.memoized(src, map_key(glossary, self.link_graph, page.url), lambda: map_markdown(glossary, href, layout))], options)
-        for section in glossary.sections:
-            if src == pages.section_src(section):
+            return self._generated(src, url, options, [incremental.memoized(src, map_key(glossary, self.link_graph, url), lambda: map_markdown(glossary, href, layout))])
+        section = next((s for s in glossary.sections if src == pages.section_src(s)), None)
+        if section is not None:
+
+            def intro() -> Rendered:
                 figures = diagrams_markdown(section.page, self.loaded.diagrams, glossary, href) if section.page is not None else ""
                 return section_page(section, glossary, options, figures_html=figures)
+
+            return self._memo(("section page", src, url, section.page.body if section.page is not None else ""), intro)
         term = self._term_at(src)
         if term is None:
             return None
@@ -386,7 +618,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             return term_extras_markdown(term, self.loaded.diagrams, glossary, href, self.link_graph)
 
         if incremental is not None:  # the drawings are most of the cost: redrawn only when what they show changed
-            text = incremental.memoized(src, extras_key(term, glossary, self.link_graph, self.loaded.diagrams, page.url), extras)
+            text = incremental.memoized(src, extras_key(term, glossary, self.link_graph, self.loaded.diagrams, url), extras)
         else:
             text = extras()
         widget = widget_html(term, glossary, self.loaded.project.records_dir)  # calculators and other pages to play with
@@ -454,11 +686,6 @@ def _md_href(src: str, url: str, files: Files) -> Callable[[str], str]:
         return get_relative_url(file.url, url) + (hash_mark + fragment if hash_mark else "")
 
     return href
-
-
-def _href_for(glossary: Glossary, page: Page, files: Files) -> Callable[[str], str | None]:
-    """Term slug -> URL relative to ``page``: raw HTML (inline SVG) gets no link rewriting from MkDocs."""
-    return _href_from(glossary, page.url, files)
 
 
 def _href_from(glossary: Glossary, url: str, files: Files) -> Callable[[str], str | None]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
@@ -86,20 +87,28 @@ class Publisher:
             self.history.fallback,
         )
 
-    def write(self, site_dir: Path) -> set[str]:
-        """feed.xml, terms.json and the feed in the sitemap; returns what it wrote, site-relative."""
+    def write(self, site_dir: Path, memo: Callable[[str, Callable[[], bytes]], bytes] | None = None) -> set[str]:
+        """feed.xml, terms.json and the feed in the sitemap; returns what it wrote, site-relative.
+
+        ``memo(name, compute)`` may answer feed.xml and terms.json from an earlier build whose
+        inputs were the same (`glossary serve`)."""
         glossary = self.loaded.glossary
-        feed = atom_feed(
-            self._changes(),
-            site_url=self.site_url,
-            site_name=self.site_name,
-            url_of=lambda t: self.absolute(self.page_url(term_src(t))),
-            page_url=self.absolute(self.page_url(WHATS_NEW_SRC)),
-            feed_url=self.absolute(FEED_XML),
-        )
-        write_bytes(site_dir / FEED_XML, feed, durable=False)
-        document = terms_document(glossary, lambda t: self.absolute(self.page_url(term_src(t))), self.site_name, self.site_url, self.dates)
-        write_bytes(site_dir / TERMS_JSON, terms_json(document), durable=False)
+
+        def feed() -> bytes:
+            return atom_feed(
+                self._changes(),
+                site_url=self.site_url,
+                site_name=self.site_name,
+                url_of=lambda t: self.absolute(self.page_url(term_src(t))),
+                page_url=self.absolute(self.page_url(WHATS_NEW_SRC)),
+                feed_url=self.absolute(FEED_XML),
+            )
+
+        def terms() -> bytes:
+            return terms_json(terms_document(glossary, lambda t: self.absolute(self.page_url(term_src(t))), self.site_name, self.site_url, self.dates))
+
+        for name, compute in ((FEED_XML, feed), (TERMS_JSON, terms)):
+            write_bytes(site_dir / name, compute() if memo is None else memo(name, compute), durable=False)
         sitemap = site_dir / SITEMAP
         if sitemap.is_file():
             data = sitemap_with(sitemap.read_bytes(), [self.absolute(FEED_XML)])

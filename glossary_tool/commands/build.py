@@ -66,7 +66,7 @@ def serve_site(root: Path, dev_addr: str) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s - %(message)s")
     print(f"glossary serve: http://{dev_addr}{path} (edit a term: its page and the pages showing it rebuild)")
     try:
-        serve(mkdocs_yml, dev_addr, [str(p) for p in (root / "snippets", root / "diagrams") if p.is_dir()])
+        serve(mkdocs_yml, dev_addr)  # the plugin watches snippets/ and diagrams/ (on_serve)
     except KeyboardInterrupt:
         return 0
     except OSError as exc:  # e.g. the port is taken

@@ -180,7 +180,7 @@ def front_matter(shown: str, text: str) -> frontmatter.FrontMatter:
             continue
         try:
             data[key] = yaml.constructor.SafeConstructor().construct_document(value_node)
-        except (yaml.YAMLError, RecursionError):
+        except Exception:  # noqa: BLE001 - as frontmatter.parse: `!!int abc` raises ValueError
             continue
         lines[key] = key_node.start_mark.line + 2
     return frontmatter.FrontMatter(data, lines, offset, body)

@@ -11,12 +11,11 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from pygments import highlight as _pygments_highlight
-from pygments.formatters import HtmlFormatter
-from pygments.lexer import Lexer
-from pygments.lexers import TextLexer, get_lexer_by_name
-from pygments.util import ClassNotFound
+if TYPE_CHECKING:  # Pygments is imported on first highlight: `glossary check` never needs it
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexer import Lexer
 
 #: Languages written in fences that Pygments knows under another name (or not at all).
 LEXER_ALIASES = {"ptx": "text", "sass": "text", "output": "text", "shell": "console", "sh": "bash"}
@@ -24,6 +23,9 @@ LEXER_ALIASES = {"ptx": "text", "sass": "text", "output": "text", "shell": "cons
 
 @lru_cache(maxsize=64)
 def _lexer(lang: str) -> Lexer:
+    from pygments.lexers import TextLexer, get_lexer_by_name
+    from pygments.util import ClassNotFound
+
     name = LEXER_ALIASES.get(lang, lang) or "text"
     try:
         return get_lexer_by_name(name, stripnl=False, ensurenl=True)
@@ -31,7 +33,13 @@ def _lexer(lang: str) -> Lexer:
         return TextLexer(stripnl=False, ensurenl=True)
 
 
-_FORMATTER = HtmlFormatter(nowrap=True)
+@lru_cache(maxsize=1)
+def _formatter() -> HtmlFormatter:
+    from pygments.formatters import HtmlFormatter
+
+    return HtmlFormatter(nowrap=True)
+
+
 #: The characters Pygments' HTML formatter escapes, the way it escapes them.
 _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 
@@ -44,13 +52,16 @@ def highlight(code: str, lang: str = "", *, searchable: bool = True) -> str:
     ``searchable`` False keeps it out of Material's search index (``data-search-exclude``):
     compiler output (PTX, SASS) would flood search with mnemonics and register names.
     """
+    from pygments import highlight as pygments_highlight
+    from pygments.lexers import TextLexer
+
     lexer = _lexer(lang.strip().lower())
     if not code:
         body = ""
     elif type(lexer) is TextLexer:  # no tokens to colour: Pygments' own escaping, minus its per-line work
         body = (code if code.endswith("\n") else code + "\n").translate(_ESCAPES)
     else:
-        body = _pygments_highlight(code, lexer, _FORMATTER)
+        body = pygments_highlight(code, lexer, _formatter())
     lang_class = f"language-{html.escape(lang)} " if lang else ""
     exclude = "" if searchable else " data-search-exclude"
     return f'<div class="{lang_class}highlight"{exclude}><pre><span></span><code>{body}</code></pre></div>'

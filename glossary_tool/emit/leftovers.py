@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-
-from lxml import etree
-from lxml import html as lhtml
+from typing import TYPE_CHECKING
 
 from glossary_tool.diagnostics import Diagnostic, error
 from glossary_tool.load import cache
@@ -21,6 +19,9 @@ from glossary_tool.load.body import parse_tokens
 from glossary_tool.load.cache import Cache
 from glossary_tool.load.xref_rule import LITERAL_CLASS
 from glossary_tool.model import Glossary, Term
+
+if TYPE_CHECKING:
+    from lxml import etree
 
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 _CODE_TAGS = {"code", "pre", "script", "style", "kbd", "samp", "textarea"}
@@ -35,6 +36,8 @@ class Leftover:
 
 
 def _skipped(element: etree._Element) -> bool:
+    from lxml import etree
+
     while element is not None:
         if isinstance(element.tag, str):
             tag = etree.QName(element).localname if "}" in element.tag else element.tag
@@ -48,6 +51,8 @@ def html_leftovers(markup: str) -> list[Leftover]:
     """``[[`` in the prose of an HTML (or XHTML) document or fragment."""
     if "[[" not in markup:
         return []
+    from lxml import html as lhtml  # here: `check` rarely needs it (see check_rendered)
+
     markup = _XML_DECLARATION.sub("", markup, count=1)  # EPUB chapters: lxml refuses a str that declares its encoding
     root = lhtml.fromstring(markup) if markup.strip() else None
     if root is None:
@@ -119,19 +124,68 @@ def leftover_diagnostics(term: Term, leftovers: list[Leftover], where: str) -> l
     return out
 
 
+_ENTITY_BRACKET = re.compile(r"&(?:#0*91|#x0*5b|lbrack|lsqb)", re.I)
+
+
+def brackets_cannot_render(body: str) -> bool:
+    """True when no rendering of ``body`` can show ``[[`` in prose, as its tokens prove; False
+    when it might (then :func:`check_rendered` renders it and looks).
+
+    Rendered prose holds only what the source holds outside code, raw HTML and the xrefs
+    themselves (an xref shows a title or its own text, neither with brackets), plus what
+    entities and backslash escapes decode to. So a body is cleared when, after blanking its
+    fenced and indented code and the opening ``[[`` of each xref token (each at the position
+    the loader recorded for it, and each position used once), no ``[[`` is left, even with
+    every backslash removed, nor an entity of ``[``; and it holds no raw HTML, which the
+    sanitiser may drop from between two brackets. Titles with brackets are the caller's
+    concern (they change what an xref shows).
+    """
+    if "[[" not in body and "\\" not in body and "&" not in body and "<" not in body:
+        return True
+    try:
+        tokens = parse_tokens(body)
+    except RecursionError:
+        return False
+    masked = body.split("\n")
+    for token in tokens:
+        if token.type == "html_block":
+            return False
+        if token.type in ("fence", "code_block") and token.map:
+            for number in range(*token.map):
+                masked[number] = ""
+        for child in token.children or ():
+            if child.type == "html_inline":
+                return False
+            if child.type == "xref":
+                line, col = child.meta.get("line"), child.meta.get("col")
+                if line is None or masked[line][col : col + 2] != "[[":
+                    return False
+                masked[line] = masked[line][:col] + "\0\0" + masked[line][col + 2 :]
+    text = "\n".join(masked).replace("\\", "")
+    return "[[" not in text and _ENTITY_BRACKET.search(text) is None
+
+
 def check_rendered(glossary: Glossary, known: set[tuple[str, int]] | None = None, store: Cache | None = None) -> list[Diagnostic]:
-    """Render every term body and section intro as the site does (code not highlighted: it
-    is skipped anyway) and report any ``[[`` left in its prose. Part of `glossary check`.
+    """Report any ``[[`` left in the prose of a term body or section intro rendered as the
+    site renders it (code not highlighted: it is skipped anyway). Part of `glossary check`.
 
     ``known``: (path, line) already reported by the parser's own checks (one problem, one error).
     ``store``: leftovers of earlier runs, keyed by what the prose of a page depends on: its
     body and the texts its resolved links show (hrefs and tooltips are attributes, not prose).
     Unresolved references show their own text; resolved ones are ``<a>`` elements, whose text
     is a node of its own, so a title without brackets cannot complete a ``[[``.
+
+    A body that :func:`brackets_cannot_render` clears is not rendered: that proof trusts the
+    renderer to show an xref as a link or its text. So the first page it clears is rendered
+    anyway, and if brackets show there, the proof is set aside for the rest of the run.
     """
     from glossary_tool.emit.links import RelativeLinker, term_src
     from glossary_tool.emit.markdown import display_text
     from glossary_tool.emit.render import RenderOptions, render_body
+
+    def rendered(term: Term) -> list[Leftover]:
+        options = RenderOptions(glossary, RelativeLinker(term_src(term)), None, permalinks=False, highlight_code=False)
+        return html_leftovers(render_body(term, options).html)
 
     out: list[Diagnostic] = []
     pages = [section.page for section in glossary.sections if section.page is not None]
@@ -140,6 +194,7 @@ def check_rendered(glossary: Glossary, known: set[tuple[str, int]] | None = None
     # A link shows the body's text or its target's title or abbreviation; while no title or
     # abbreviation holds a bracket, a page's prose (and so its leftovers) is its body's alone.
     bracketed = any("[" in t.title or "[" in (t.abbreviation or "") for t in glossary.terms.values())
+    trusted: bool | None = None  # the proof, once compared with a render of a page with links
     for term in [*glossary.ordered_terms(), *pages]:
         name = ""
         if store is not None:
@@ -147,8 +202,13 @@ def check_rendered(glossary: Glossary, known: set[tuple[str, int]] | None = None
             name = cache.key("leftovers", term.body, *shown)
         leftovers = store.get(name) if store is not None else None
         if leftovers is None:
-            options = RenderOptions(glossary, RelativeLinker(term_src(term)), None, permalinks=False, highlight_code=False)
-            leftovers = html_leftovers(render_body(term, options).html)
+            cleared = not bracketed and brackets_cannot_render(term.body)
+            if cleared and (trusted or not term.xrefs):
+                leftovers = []
+            else:
+                leftovers = rendered(term)
+                if cleared and trusted is None:
+                    trusted = not leftovers
             if store is not None:
                 store.put(name, leftovers)
         found = leftover_diagnostics(term, leftovers, "the page")

@@ -7,8 +7,9 @@ of which a glossary may override with a file of the same name in ``llms_txt/`` a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -139,7 +140,19 @@ def diagram_text(term: Term, diagrams: Mapping[str, Any], heading: str = "Diagra
     return "\n\n".join(parts)
 
 
-def render_llms(glossary: Glossary, records_root: Path, templates: Path, site_url: str, site_name: str, diagrams: Mapping[str, Any] | None = None) -> LlmsFiles:
+#: ``memo(term, variant, compute)``: ``compute()``, or what it returned before for the same term
+#: inputs and variant (`glossary serve` keeps the terms an edit did not touch).
+TermMemo = Callable[[Term, str, Callable[[], str]], str]
+
+
+def render_llms(
+    glossary: Glossary, records_root: Path, templates: Path, site_url: str, site_name: str, diagrams: Mapping[str, Any] | None = None, *, memo: TermMemo | None = None
+) -> LlmsFiles:
+    """Every file; ``memo`` may answer a term's Markdown (three variants per term) from an earlier run."""
+
+    def once(term: Term, variant: str, compute: Callable[[], str]) -> str:
+        return compute() if memo is None else memo(term, f"{site_url}\0{variant}", compute)
+
     absolute = AbsoluteLinker(site_url)
     anchors = AnchorLinker()
     snippets = PlainSnippets(records_root)
@@ -161,12 +174,14 @@ def render_llms(glossary: Glossary, records_root: Path, templates: Path, site_ur
         section_terms = []
         for term in terms:
             figures = diagram_text(term, diagrams or {})
-            files[term_src(term)] = term_markdown(term, glossary, absolute, snippets, extra_after_body=figures)
-            once = diagram_text(term, diagrams or {}, described=described_full)
-            full_terms.append({"anchor": term_anchor(term.slug), "markdown": term_markdown(term, glossary, anchors, compact, title_level=3, extra_after_body=once, compact=True).strip()})
+            files[term_src(term)] = once(term, f"copy\0{figures}", partial(term_markdown, term, glossary, absolute, snippets, extra_after_body=figures))
+            once_full = diagram_text(term, diagrams or {}, described=described_full)
+            text = once(term, f"full\0{toolchain}\0{once_full}", partial(term_markdown, term, glossary, anchors, compact, title_level=3, extra_after_body=once_full, compact=True, sources=False)).strip()
+            full_terms.append({"anchor": term_anchor(term.slug), "markdown": text})
             local = SectionLinker(section.slug, absolute)
             once_here = diagram_text(term, diagrams or {}, described=described_here)
-            section_terms.append({"anchor": term_anchor(term.slug), "markdown": term_markdown(term, glossary, local, compact, title_level=3, extra_after_body=once_here, compact=True).strip()})
+            text = once(term, f"section\0{section.slug}\0{toolchain}\0{once_here}", partial(term_markdown, term, glossary, local, compact, title_level=3, extra_after_body=once_here, compact=True)).strip()
+            section_terms.append({"anchor": term_anchor(term.slug), "markdown": text})
         intro = BodyRewriter(glossary, anchors, link_titles=False).body(section.page) if section.page is not None else section.summary
         full_sections.append({"title": section.title, "anchor": f"section-{section.slug}", "summary": intro, "terms": full_terms})
         local_intro = BodyRewriter(glossary, SectionLinker(section.slug, absolute), link_titles=False).body(section.page) if section.page is not None else section.summary

@@ -165,12 +165,21 @@ def backlinks_list(term: Term, glossary: Glossary, linker: Linker) -> str:
 
 
 def term_markdown(
-    term: Term, glossary: Glossary, linker: Linker, snippet_renderer: SnippetRenderer | None, *, title_level: int = 1, extra_after_body: str = "", compact: bool = False
+    term: Term,
+    glossary: Glossary,
+    linker: Linker,
+    snippet_renderer: SnippetRenderer | None,
+    *,
+    title_level: int = 1,
+    extra_after_body: str = "",
+    compact: bool = False,
+    sources: bool = True,
 ) -> str:
     """A whole term page; the site, llms.txt copies and llms-full.txt all use it.
 
     ``compact`` (llms-full.txt and its section files): links without titles and no "Linked from"
-    list, both of which repeat what the linked term itself says."""
+    list, both of which repeat what the linked term itself says. ``sources`` False leaves the
+    sources out (llms-full.txt, which must stay under 1 MB; its header says where they are)."""
     h = "#" * title_level
     sub = "#" * (title_level + 1)
     parts = [f"{h} {md_escape_text(term.display_title)}"]
@@ -183,7 +192,8 @@ def term_markdown(
     if compact:  # one line each: in a file read by models every heading and bullet costs context
         if table:
             parts.append("*Equivalents:* " + "; ".join(line.removeprefix("- ") for line in table.split("\n")) + ".")
-        parts.append("*Sources:* " + "; ".join(line.removeprefix("- ") for line in sources_list(term, compact=True).split("\n")) + ".")
+        if sources:
+            parts.append("*Sources:* " + "; ".join(line.removeprefix("- ") for line in sources_list(term, compact=True).split("\n")) + ".")
     else:
         if table:
             parts.append(f"{sub} Equivalents\n\n{table}")

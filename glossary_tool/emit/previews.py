@@ -79,17 +79,19 @@ def resolver(glossary: Glossary) -> Callable[[str], Term | None]:
     return resolve
 
 
-def previews_index(glossary: Glossary, location: Callable[[Term], str], resolve: Callable[[str], Term | None]) -> dict[str, dict[str, str]]:
-    """Term page address (``device-software/warp/``) -> title, section, summary and opening."""
+def previews_index(
+    glossary: Glossary, location: Callable[[Term], str], resolve: Callable[[str], Term | None], opening_of: Callable[[Term], str] | None = None
+) -> dict[str, dict[str, str]]:
+    """Term page address (``device-software/warp/``) -> title, section, summary and opening.
+
+    ``opening_of`` replaces :func:`opening` (a build takes unchanged ones from its cache)."""
     sections = {s.slug: s.title for s in glossary.sections}
-    return {
-        location(term): {"title": term.display_title, "section": sections.get(term.section, term.section), "summary": term.summary, "opening": opening(term, glossary, resolve)}
-        for term in glossary.ordered_terms()
-    }
+    opening_of = opening_of or (lambda term: opening(term, glossary, resolve))
+    return {location(term): {"title": term.display_title, "section": sections.get(term.section, term.section), "summary": term.summary, "opening": opening_of(term)} for term in glossary.ordered_terms()}
 
 
-def previews_json(glossary: Glossary, location: Callable[[Term], str], resolve: Callable[[str], Term | None]) -> str:
-    return json.dumps(previews_index(glossary, location, resolve), ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+def previews_json(glossary: Glossary, location: Callable[[Term], str], resolve: Callable[[str], Term | None], opening_of: Callable[[Term], str] | None = None) -> str:
+    return json.dumps(previews_index(glossary, location, resolve, opening_of), ensure_ascii=False, separators=(",", ":"), sort_keys=True)
 
 
 _ANCHOR = re.compile(r"<a\b([^>]*)>")

@@ -140,7 +140,10 @@ class SiteSnippets:
             tabs.append(("PTX", highlight(v.ptx, "ptx", searchable=False)))  # opcodes linked after rendering: emit/instructions.py
         if v.sass:
             tabs.append(("SASS", highlight(v.sass, "sass", searchable=False)))
-        return f'<div class="snippet">{badge}{tabbed_set(group, tabs)}</div>'
+        # Out of the search index as a whole: search is for prose and names; a snippet's
+        # source, outputs and compiler listings would make every page that calls
+        # cudaMalloc a hit for it (emit/search_text.py cuts it before the indexer reads it).
+        return f'<div class="snippet" data-search-exclude>{badge}{tabbed_set(group, tabs)}</div>'
 
     def __call__(self, term: Term, snippet: Snippet) -> str:
         """The fragment with blank lines around it: a block of its own in the Markdown body."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from glossary_tool.diagnostics import Diagnostic, error
 from glossary_tool.model import Term
@@ -15,12 +15,16 @@ from glossary_tool.text import normalize_name
 class NameIndex:
     slugs: dict[str, str]
     names: dict[str, tuple[str, ...]]
+    #: Names already resolved, as written: a glossary writes the same few names many times.
+    _resolved: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False, repr=False)
 
     def resolve(self, name: str) -> tuple[str, ...]:
-        key = normalize_name(name)
-        if key in self.slugs:
-            return (self.slugs[key],)
-        return self.names.get(key, ())
+        found = self._resolved.get(name)
+        if found is None:
+            key = normalize_name(name)
+            found = (self.slugs[key],) if key in self.slugs else self.names.get(key, ())
+            self._resolved[name] = found
+        return found
 
     def suggest(self, name: str, limit: int = 3) -> list[str]:
         key = normalize_name(name)

@@ -47,6 +47,10 @@ _ATTR_URL = re.compile(r"(?:^|\s)(?:href|src|action|formaction|xlink:href|srcset
 _URL_NOISE = re.compile(r"[\x00-\x20\x7f]+")  # browsers drop tabs and newlines inside URLs
 _BAD_SCHEMES = ("javascript:", "vbscript:", "data:")
 _CODE_SPAN = re.compile(r"(`+)(?:.|\n)*?\1")
+#: Each pattern of ``_check_html`` needs one of these (a tag, an attribute, an attr_list, a
+#: link destination or reference definition): text with none is skipped without the regexes.
+_HTML_MARKERS = ("<", "=", "{", "](", "]:")
+_NEWLINE = re.compile("\n")
 _FENCE_CLOSE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*$")
 
 _PARSER: MarkdownIt | None = None
@@ -142,6 +146,9 @@ def _check_html(path: str, line: int, content: str, out: list[Diagnostic]) -> No
     ``line`` is the file line of the first line of ``content``; each problem is reported on
     the line where it starts.
     """
+
+    if not any(marker in content for marker in _HTML_MARKERS):  # none of the patterns can match
+        return
 
     def at(pos: int) -> int:
         return line + content.count("\n", 0, pos)
@@ -275,7 +282,7 @@ def _xref_in_html(path: str, line: int, content: str, out: list[Diagnostic]) -> 
 
 def _inline(path: str, offset: int, lines: list[str], token: Token, xrefs: list[XRef], out: list[Diagnostic]) -> None:
     content = token.content
-    start_line = (token.map or (0, 0))[0]
+    start_line = token.map[0] if token.map is not None else _first_line_holding(lines, content.split("\n")[0])
     for child in token.children or []:
         if child.type == "text" and "[[" in child.content:
             line, col = _find_raw(lines, start_line, child.content[child.content.index("[[") :].split("\n")[0])
@@ -310,8 +317,13 @@ def _inline(path: str, offset: int, lines: list[str], token: Token, xrefs: list[
         xrefs.append(xref)
     # The whole text, not only what markdown-it took for HTML: raw tags are sanitised on the
     # page, and an author should hear about what was dropped.
-    text_only = _CODE_SPAN.sub(lambda m: "\n" * m.group(0).count("\n"), content)
+    text_only = _CODE_SPAN.sub(lambda m: "\n" * m.group(0).count("\n"), content) if "`" in content else content
     _check_html(path, offset + start_line + 1, text_only, out)
+
+
+def _first_line_holding(lines: list[str], text: str) -> int:
+    """The first body line that contains ``text`` (0 when none does)."""
+    return next((i for i, line in enumerate(lines) if text in line), 0)
 
 
 def _locate_xrefs(lines: list[str], tokens: list[Token]) -> None:
@@ -324,14 +336,15 @@ def _locate_xrefs(lines: list[str], tokens: list[Token]) -> None:
     """
     ends: dict[int, int] = {}  # body line -> column after the last xref placed on it (table cells share a line)
     for token in tokens:
-        if token.type != "inline" or not token.children or token.map is None:
+        if token.type != "inline" or not token.children:
             continue
         xref_children = [c for c in token.children if c.type == "xref" or (c.type == "text" and "[[" in c.content)]
         if not xref_children:
             continue
         content = token.content
-        start_line = token.map[0]
-        newlines = [i for i, ch in enumerate(content) if ch == "\n"]
+        # An inline footnote (^[...]) arrives without a source map: its text is found in the body.
+        start_line = token.map[0] if token.map is not None else _first_line_holding(lines, content.split("\n")[0])
+        newlines = [m.start() for m in _NEWLINE.finditer(content)]
         for child in token.children:
             if child.type != "xref":
                 continue

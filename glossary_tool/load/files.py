@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from glossary_tool.diagnostics import Diagnostic, error
-from glossary_tool.load import cache, frontmatter
+from glossary_tool.load import cache, frontmatter, schema
 from glossary_tool.load.body import ParsedBody, parse_body
 from glossary_tool.load.cache import Cache
 from glossary_tool.load.equivalents import equivalent_xrefs
@@ -51,19 +51,21 @@ def read_bytes(root: Path, path: Path, out: list[Diagnostic]) -> bytes | None:
 
     These depend on the file system, not the content, so they are never cached.
     """
-    shown = rel(root, path)
+    name = os.fspath(path)  # os calls, not pathlib: 5,000 files are read per check
     try:
-        if path.is_symlink():
+        if os.path.islink(name):
             target = path.resolve()
             if not target.is_relative_to(root.resolve()):
-                out.append(error(shown, 1, 1, "symlink-outside", f"symbolic link points outside the glossary ({os.readlink(path)}); copy the file in instead"))
+                out.append(error(rel(root, path), 1, 1, "symlink-outside", f"symbolic link points outside the glossary ({os.readlink(path)}); copy the file in instead"))
                 return None
-        size = path.stat().st_size
+        size = os.stat(name).st_size
         if size > MAX_BYTES:
-            out.append(error(shown, 1, 1, "file-too-large", f"file is {size:,} bytes; a term file may hold at most {MAX_BYTES:,}"))
+            out.append(error(rel(root, path), 1, 1, "file-too-large", f"file is {size:,} bytes; a term file may hold at most {MAX_BYTES:,}"))
             return None
-        return path.read_bytes()
+        with open(name, "rb") as handle:
+            return handle.read()
     except OSError as exc:
+        shown = rel(root, path)
         out.append(error(shown, 1, 1, "file-unreadable", f"cannot read file: {exc.strerror or exc}"))
         return None
 
@@ -128,7 +130,7 @@ def parse_term(file: TermFile) -> tuple[Term | None, tuple[Diagnostic, ...]]:
     out.extend(fm.diagnostics)
     if not fm.data and fm.diagnostics:
         return None, tuple(out)
-    clean, problems = frontmatter.validate_term(file.shown, fm)
+    clean, problems = frontmatter.validate(fm)
     out.extend(problems)
     body = parse_body(file.shown, fm.body, fm.body_offset)
     out.extend(body.diagnostics)
@@ -182,33 +184,30 @@ def load_section_page(root: Path, path: Path, slug: str, out: list[Diagnostic]) 
     text = read_text(root, path, out)
     if text is None:
         return None
-    fm = frontmatter.parse(shown, text, frontmatter.SECTION_FIELDS)
+    fm = frontmatter.parse(shown, text)
+    clean, problems = frontmatter.validate(fm, schema.SECTION)
     out.extend(fm.diagnostics)
-    title = fm.data.get("title")
-    summary = fm.data.get("summary")
-    if not isinstance(title, str) or not title.strip():
-        out.append(error(shown, fm.lines.get("title", 1), 1, "field-missing" if "title" not in fm.data else "field-invalid", "section page needs a 'title' string"))
-        title = SECTION_TITLES.get(slug, slug)
-    out.extend(frontmatter.validate_summary(shown, fm.lines.get("summary", 1), summary))
+    out.extend(problems)
+    title = clean.get("title") or SECTION_TITLES.get(slug, slug)
+    summary_text = clean.get("summary", "")
     body = parse_body(shown, fm.body, fm.body_offset, is_term=False)
     out.extend(body.diagnostics)
-    summary_text = summary.strip() if isinstance(summary, str) else ""
     page = Term(
         slug=f"_index:{slug}",
         section=slug,
         path=shown,
-        title=title.strip(),
+        title=title,
         summary=summary_text,
         body=fm.body,
         body_offset=fm.body_offset,
-        diagrams=tuple(fm.data.get("diagrams") or ()) if isinstance(fm.data.get("diagrams"), list) else (),
+        diagrams=clean.get("diagrams", ()),
         xrefs=body.xrefs,
         snippets=body.snippets,
         headings=body.headings,
         words=body.words,
         field_lines=tuple(sorted(fm.lines.items())),
     )
-    return Section(slug, title.strip(), summary_text, fm.body, shown, (), page)
+    return Section(slug, title, summary_text, fm.body, shown, (), page)
 
 
 @dataclass(frozen=True)
@@ -221,39 +220,64 @@ class Tree:
     home: Section | None
 
 
+def _split_name(name: str) -> tuple[str, str]:
+    """(stem, suffix) of a file name, as ``PurePath.stem`` and ``.suffix`` give them."""
+    dot = name.rfind(".")
+    return (name[:dot], name[dot:]) if 0 < dot < len(name) - 1 else (name, "")
+
+
+def _sorted_entries(folder: Path) -> list[os.DirEntry[str]]:
+    """The entries of ``folder`` in the order ``sorted(folder.iterdir())`` gives (by name),
+    with the file types the directory listing already holds (no stat per file)."""
+    with os.scandir(folder) as entries:
+        return sorted(entries, key=lambda entry: entry.name)
+
+
 def walk_tree(root: Path, out: list[Diagnostic]) -> Tree:
-    """Visit ``root`` the way every loader does (`glossary check --changed` too)."""
+    """Visit ``root`` the way every loader does."""
     files: list[tuple[str, Path, str]] = []
     pages: dict[str, Section] = {}
     home = None
-    for entry in sorted(root.iterdir()):
-        shown = rel(root, entry)
+    # Shown paths are "<root name>/<section>/<file>" (what :func:`rel` gives, without a
+    # pathlib computation per file); an unusual root falls back to rel.
+    base = rel(root, root)
+    simple = base == root.name and base not in ("", ".", "..")
+
+    def shown_of(path: Path, *names: str) -> str:
+        return "/".join((base, *names)) if simple else rel(root, path)
+
+    for entry in _sorted_entries(root):
+        path = root / entry.name
+        shown = shown_of(path, entry.name)
         if entry.name.startswith(".") or (entry.name == ASSETS and entry.is_dir()):
             continue
         if entry.is_dir() and not entry.is_symlink():
             if entry.name not in SECTIONS:
                 out.append(error(shown, 0, 0, "section-unknown", f"unknown section folder '{entry.name}'; sections are {', '.join(SECTIONS)}"))
                 continue
-            for path in sorted(entry.iterdir()):
-                if path.name.startswith(".") or path.is_dir():
+            for item in _sorted_entries(path):
+                name = item.name
+                if name.startswith(".") or item.is_dir():
                     continue
-                if path.suffix != ".md":
-                    out.append(error(rel(root, path), 0, 0, "file-unexpected", "only Markdown term files (.md) belong in a section folder"))
+                file = path / name
+                stem, suffix = _split_name(name)
+                if suffix != ".md":
+                    out.append(error(shown_of(file, entry.name, name), 0, 0, "file-unexpected", "only Markdown term files (.md) belong in a section folder"))
                     continue
-                if path.name == INDEX:
-                    page = load_section_page(root, path, entry.name, out)
+                if name == INDEX:
+                    page = load_section_page(root, file, entry.name, out)
                     if page is not None:
                         pages[entry.name] = page
                     continue
-                if path.stem.startswith("section-"):  # section anchors in single-file outputs (emit/links.py term_anchor)
-                    out.append(error(rel(root, path), 1, 1, "slug-invalid", f"file name '{path.name}' starts with 'section-', which is reserved for sections; rename the file"))
+                if stem.startswith("section-"):  # section anchors in single-file outputs (emit/links.py term_anchor)
+                    out.append(error(shown_of(file, entry.name, name), 1, 1, "slug-invalid", f"file name '{name}' starts with 'section-', which is reserved for sections; rename the file"))
                     continue
-                if not SLUG_RE.match(path.stem):
-                    out.append(error(rel(root, path), 1, 1, "slug-invalid", f"file name '{path.name}' must be a kebab-case slug such as 'thread-block-cluster.md'"))
+                if not SLUG_RE.match(stem):
+                    out.append(error(shown_of(file, entry.name, name), 1, 1, "slug-invalid", f"file name '{name}' must be a kebab-case slug such as 'thread-block-cluster.md'"))
                     continue
-                files.append((entry.name, path, rel(root, path)))
+                files.append((entry.name, file, shown_of(file, entry.name, name)))
         elif entry.name == INDEX:
-            home = load_section_page(root, entry, "home", out)
+            home = load_section_page(root, path, "home", out)
         elif entry.name in (TOC_NAME, "instructions.yml"):  # instructions.yml: read by emit/instructions.py
             continue
         else:

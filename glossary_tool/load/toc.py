@@ -12,7 +12,7 @@ from pathlib import Path
 import yaml
 
 from glossary_tool.diagnostics import Diagnostic, error
-from glossary_tool.load.frontmatter import loader_for
+from glossary_tool.load import schema
 from glossary_tool.model import SECTIONS
 
 TOC_NAME = "toc.yml"
@@ -35,40 +35,31 @@ def read_toc(root: Path, out: list[Diagnostic]) -> ReadingOrder:
         return ReadingOrder((), {})
     try:
         text = path.read_text(encoding="utf-8")
-        node = yaml.compose(text, Loader=loader_for(text))
-    except RecursionError:
-        out.append(error(shown, 1, 1, "yaml-syntax", "invalid reading order: nested too deeply"))
+    except (UnicodeDecodeError, OSError) as exc:
+        out.append(error(shown, 1, 1, "yaml-syntax", f"invalid reading order: {exc}"))
         return ReadingOrder((), {})
-    except (yaml.YAMLError, UnicodeDecodeError, OSError) as exc:
-        mark = getattr(exc, "problem_mark", None)
-        out.append(error(shown, (mark.line + 1) if mark else 1, (mark.column + 1) if mark else 1, "yaml-syntax", f"invalid reading order: {getattr(exc, 'problem', exc)}"))
+    doc, broken = schema.compose(shown, text, "invalid reading order")
+    out.extend(broken)
+    if doc is None:
         return ReadingOrder((), {})
-    if not isinstance(node, yaml.MappingNode):
-        out.append(error(shown, 1, 1, "toc-invalid", "toc.yml must map each section to a list of term slugs"))
+    node = doc.root
+    if node is None:
+        out.append(error(shown, 1, 1, "toc-invalid", "toc.yml is empty; it must map each section to a list of term slugs"))
+        return ReadingOrder((), {})
+    shape = schema.toc_shape(SECTIONS)
+    found, problems = schema.validate(doc, shape, schema.TOC_CODES, "toc.yml")
+    out.extend(problems)
+    if found is schema.INVALID:
         return ReadingOrder((), {})
     sections: list[str] = []
     terms: dict[str, tuple[str, ...]] = {}
     lines: dict[tuple[str, int], int] = {}
-    for key, value in node.value:
-        line = key.start_mark.line + 1
-        if key.value not in SECTIONS:
-            out.append(error(shown, line, 1, "toc-invalid", f"unknown section '{key.value}' in reading order"))
-            continue
-        if key.value in terms:
-            out.append(error(shown, line, 1, "toc-duplicate", f"section '{key.value}' is listed twice"))
-            continue
-        slugs: list[str] = []
-        items = value.value if isinstance(value, yaml.SequenceNode) else []
-        if not isinstance(value, yaml.SequenceNode) and not (isinstance(value, yaml.ScalarNode) and value.value in ("", "null", "~")):
-            out.append(error(shown, line, 1, "toc-invalid", f"section '{key.value}' must hold a list of term slugs"))
-        for item in items:
-            if not isinstance(item, yaml.ScalarNode):
-                out.append(error(shown, item.start_mark.line + 1, 1, "toc-invalid", "each reading-order entry must be a term slug"))
-                continue
-            lines[(key.value, len(slugs))] = item.start_mark.line + 1
-            slugs.append(item.value)
-        sections.append(key.value)
-        terms[key.value] = tuple(slugs)
+    for _, section, _, value in shape.accepted(node):
+        # the entries that are slugs, even where another entry of the list is not (reported)
+        items = [i for i in value.value if isinstance(i, yaml.ScalarNode)] if isinstance(value, yaml.SequenceNode) else []
+        sections.append(section)
+        terms[section] = tuple(i.value for i in items)
+        lines.update(((section, index), item.start_mark.line + 1) for index, item in enumerate(items))
     return ReadingOrder(tuple(sections), terms, lines)
 
 

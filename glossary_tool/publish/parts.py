@@ -96,14 +96,18 @@ def citation_text(term: Term, url: str, site_name: str, dates: FileDates) -> str
 
 
 def cite_html(term: Term, url: str, site_name: str, dates: FileDates) -> str:
-    """"Cite this term": a <details> (opened with Enter or Space on its summary) holding both forms."""
+    """"Cite this term": a <details> (opened with Enter or Space on its summary) holding both forms.
+
+    Out of the search index (a citation repeats the title and URL on every page; its BibTeX
+    was a third of what the indexer had left to parse): emit/search_text.py cuts the div."""
     plain = html.escape(citation_text(term, url, site_name, dates))
     return (
+        "<div data-search-exclude>"
         '<details class="quote glossary-cite">'
         "<summary>Cite this term</summary>"
         f'<p class="glossary-cite-text">{plain}</p>'
         f"<p>BibTeX:</p>{highlight(bibtex(term, url, site_name, dates), 'bibtex')}"
-        "</details>"
+        "</details></div>"
     )
 
 

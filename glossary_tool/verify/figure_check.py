@@ -15,14 +15,13 @@ here changes.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
-
 from glossary_tool.diagnostics import Diagnostic, error, warning
-from glossary_tool.load.xref_rule import make_parser
+from glossary_tool.load import cache
+from glossary_tool.load.body import parse_tokens
+from glossary_tool.load.cache import Cache
 from glossary_tool.model import Glossary, Snippet, Term
 from glossary_tool.verify import records as records_module
 from glossary_tool.verify.figures import RecordOutput, figure_problems, gpus_named, quoted_figures
@@ -35,6 +34,11 @@ GPU_CODE = "figure-gpu"
 
 #: Reads what the records of one snippet printed; swapped in tests and for other record layouts.
 OutputsReader = Callable[[Term, Snippet], Sequence[RecordOutput]]
+#: Every record of one snippet by GPU key (``records.records_for`` bound to a records folder).
+RecordsReader = Callable[[Term, Snippet], Mapping[str, Record]]
+#: A body's block structure as this check reads it: the (first, end) body lines of each
+#: paragraph and the first body line of each heading.
+Blocks = tuple[tuple[tuple[int, int], ...], tuple[int, ...]]
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\[`(*])")
 _MASKS = (
@@ -45,9 +49,12 @@ _MASKS = (
 )
 
 
-def _records(records_root: Path, term: Term, snippet: Snippet) -> list[Record]:
+def _records(records_root: Path, term: Term, snippet: Snippet, records: RecordsReader | None = None) -> list[Record]:
     """Every record of ``snippet``: one per GPU model where the records module keeps them that way
-    (``records_for``), else the single record of the one-record layout."""
+    (``records_for``, or ``records`` when the caller already reads them), else the single record
+    of the one-record layout."""
+    if records is not None:
+        return list(records(term, snippet).values())
     per_gpu = getattr(records_module, "records_for", None)
     if per_gpu is not None:
         return list(per_gpu(records_root, term, snippet).values())
@@ -55,8 +62,9 @@ def _records(records_root: Path, term: Term, snippet: Snippet) -> list[Record]:
     return [record] if record is not None else []
 
 
-def record_outputs(records_root: Path) -> OutputsReader:
-    """What the fresh, passing records of a snippet printed, one entry per record (per GPU)."""
+def record_outputs(records_root: Path, records: RecordsReader | None = None) -> OutputsReader:
+    """What the fresh, passing records of a snippet printed, one entry per record (per GPU);
+    ``records`` reads them (default: from ``records_root``)."""
 
     seen: dict[tuple[str, str], tuple[RecordOutput, ...]] = {}
 
@@ -65,7 +73,7 @@ def record_outputs(records_root: Path) -> OutputsReader:
         if key not in seen:  # linked terms are read once per sentence that links them
             seen[key] = tuple(
                 RecordOutput(record.machine.gpu_name if record.machine else "", record.stdout)
-                for record in _records(records_root, term, snippet)
+                for record in _records(records_root, term, snippet, records)
                 if record.status == PASSED and freshness(snippet, record) is Freshness.FRESH
             )
         return seen[key]
@@ -73,15 +81,32 @@ def record_outputs(records_root: Path) -> OutputsReader:
     return read
 
 
-_BLOCKS: MarkdownIt | None = None
+def block_spans(body: str) -> Blocks:
+    """The paragraphs and headings of ``body``, from the token stream the loader parsed (shared
+    per process, so a check parses a body once). Footnotes the parser moved to the end of the
+    stream are left out: they are not prose that follows a snippet."""
+    paragraphs: list[tuple[int, int]] = []
+    headings: list[int] = []
+    for token in parse_tokens(body):
+        if token.type == "footnote_block_open":
+            break
+        if token.map and token.type == "paragraph_open":
+            paragraphs.append((token.map[0], token.map[1]))
+        elif token.map and token.type == "heading_open":
+            headings.append(token.map[0])
+    return tuple(paragraphs), tuple(headings)
 
 
-def _block_tokens(body: str) -> list[Token]:
-    """Block tokens only (paragraph and heading line ranges): the inline pass is not needed here."""
-    global _BLOCKS
-    if _BLOCKS is None:
-        _BLOCKS = make_parser().disable("inline")
-    return _BLOCKS.parse(body)
+def cached_block_spans(body: str, store: Cache | None) -> Blocks:
+    """:func:`block_spans` through the content cache: a warm check does not parse the body."""
+    if store is None:
+        return block_spans(body)
+    name = cache.key("blocks", body)
+    found = store.get(name)
+    if found is None:
+        found = block_spans(body)
+        store.put(name, found)
+    return found
 
 
 def _mask(text: str) -> str:
@@ -91,9 +116,9 @@ def _mask(text: str) -> str:
     return text
 
 
-def _prose_ranges(term: Term, tokens: list[Token]) -> list[tuple[Snippet, int, int]]:
+def _prose_ranges(term: Term, headings: tuple[int, ...]) -> list[tuple[Snippet, int, int]]:
     """(snippet, first body line, end body line) of the paragraphs quoting each snippet."""
-    stops = sorted({t.map[0] for t in tokens if t.type == "heading_open" and t.map} | {s.body_start for s in term.snippets})
+    stops = sorted(set(headings) | {s.body_start for s in term.snippets})
     total = len(term.body.splitlines())
     out = []
     for snippet in term.snippets:
@@ -102,8 +127,8 @@ def _prose_ranges(term: Term, tokens: list[Token]) -> list[tuple[Snippet, int, i
     return out
 
 
-def _paragraphs(tokens: list[Token], start: int, end: int) -> list[tuple[int, int]]:
-    return [(t.map[0], t.map[1]) for t in tokens if t.type == "paragraph_open" and t.map and start <= t.map[0] < end]
+def _paragraphs(paragraphs: tuple[tuple[int, int], ...], start: int, end: int) -> list[tuple[int, int]]:
+    return [(first, last) for first, last in paragraphs if start <= first < end]
 
 
 def _sentences(text: str) -> list[tuple[int, int]]:
@@ -139,14 +164,14 @@ def _linked_outputs(glossary: Glossary, term: Term, read: OutputsReader, first_l
     return out
 
 
-def term_figure_diagnostics(glossary: Glossary, term: Term, read: OutputsReader) -> list[Diagnostic]:
+def term_figure_diagnostics(glossary: Glossary, term: Term, read: OutputsReader, store: Cache | None = None) -> list[Diagnostic]:
     body_lines = term.body.splitlines()
-    tokens = _block_tokens(term.body)
+    paragraphs, headings = cached_block_spans(term.body, store)
     out: list[Diagnostic] = []
-    for snippet, start, end in _prose_ranges(term, tokens):
+    for snippet, start, end in _prose_ranges(term, headings):
         own = list(read(term, snippet))
         written = snippet.source + "\n" + (snippet.expected or "")
-        for first, last in _paragraphs(tokens, start, end):
+        for first, last in _paragraphs(paragraphs, start, end):
             lines = body_lines[first:last]
             text = _mask("\n".join(lines))
             if own and not gpus_named(text):
@@ -169,11 +194,13 @@ def term_figure_diagnostics(glossary: Glossary, term: Term, read: OutputsReader)
     return out
 
 
-def figure_diagnostics(glossary: Glossary, terms: Iterable[Term], records_root: Path, read: OutputsReader | None = None) -> list[Diagnostic]:
-    """``figure-drift`` diagnostics for every term with verify snippets."""
-    reader = read or record_outputs(records_root)
+def figure_diagnostics(glossary: Glossary, terms: Iterable[Term], records_root: Path, read: OutputsReader | None = None, *, records: RecordsReader | None = None, store: Cache | None = None) -> list[Diagnostic]:
+    """``figure-drift`` diagnostics for every term with verify snippets. ``records``: how the
+    records are read (`check` shares one reader with the snippet checks); ``store``: the
+    content cache, which keeps each body's block structure."""
+    reader = read or record_outputs(records_root, records)
     out: list[Diagnostic] = []
     for term in terms:
         if term.snippets:
-            out += term_figure_diagnostics(glossary, term, reader)
+            out += term_figure_diagnostics(glossary, term, reader, store)
     return out

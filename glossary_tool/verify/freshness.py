@@ -7,7 +7,7 @@ questions, so they live here once.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from glossary_tool.diagnostics import Diagnostic, error
@@ -76,18 +76,20 @@ def passes(snippet: Snippet, record: Record) -> bool:
     return snippet.expected is None or match_output(snippet.expected, record.stdout, record.machine) is None
 
 
-def snippet_diagnostics(terms: Iterable[Term], records_root: Path, reference: Sequence[ReferenceGpu] = ()) -> list[Diagnostic]:
+def snippet_diagnostics(terms: Iterable[Term], records_root: Path, reference: Sequence[ReferenceGpu] = (), records: Callable[[Term, Snippet], Mapping[str, Record]] | None = None) -> list[Diagnostic]:
     """What ``glossary check`` says about each verify snippet's records.
 
     With reference GPUs configured, each one that meets the snippet's ``requires`` and
     ``gpus`` must have a fresh passing record; a snippet none of them can run needs a fresh
     compile-only record from a GPU machine. Without them, one fresh record is enough.
-    Records of any GPU must not be failed or disagree with the output fence.
+    Records of any GPU must not be failed or disagree with the output fence. ``records``
+    reads a snippet's records (default: ``records_for`` in ``records_root``).
     """
+    read = records if records is not None else (lambda term, snippet: records_for(records_root, term, snippet))
     out: list[Diagnostic] = []
     for term in terms:
         for snippet in term.snippets:
-            out += _diagnose(term, snippet, records_for(records_root, term, snippet), reference)
+            out += _diagnose(term, snippet, read(term, snippet), reference)
     return out
 
 

@@ -1,0 +1,89 @@
+"""`check` skips rendering a page when its tokens prove no ``[[`` can reach its prose
+(emit/leftovers.py ``brackets_cannot_render``). That shortcut must never change a diagnostic:
+for every body here, the check with the proof gives exactly what rendering every page gives,
+and every body whose rendering does show brackets is one the proof refuses to clear.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from glossary_tool.emit import leftovers
+from glossary_tool.emit.leftovers import brackets_cannot_render, html_leftovers
+from glossary_tool.emit.links import RelativeLinker, term_src
+from glossary_tool.emit.render import RenderOptions, render_body
+from glossary_tool.pipeline import load_project
+from tests.conftest import term_text, trio
+
+W = "device-software/warp.md"
+LINKS = "A [[thread]] on an [[streaming-multiprocessor|SM]].\n\n"
+
+# Each is appended to a body that links two terms (so the page has xref tokens).
+BODIES = [
+    "Plain prose and a [[thread|thread's]] lane.\n",
+    "Wrapped [[streaming\nmultiprocessor]] name and [[thread#missing-anchor]].\n",
+    "An escape: [\\[not a link]] and \\[\\[neither]].\n",
+    "A literal \\[[kept]] pair.\n",
+    "Entity brackets: &#91;&#91;thread]] and &lbrack;[x]] and &#x5B;[y]].\n",
+    "Entity without semicolon &#91[z]].\n",
+    "Unknown inline tag [<foo>[bar]] and a comment [<!-- c -->[baz]].\n",
+    "<div>\n[[thread]] inside raw HTML\n</div>\n",
+    "A code span `[[nodiscard]]` and [`[`[x]].\n",
+    "```cpp\n[[likely]] int x;\n```\n",
+    "    [[indented code]]\n",
+    "- [ ] task [[thread]]\n- [[[thread]]]\n",
+    "Nested [[[thread]]] brackets and [[[[thread]]]] more.\n",
+    "| a | b |\n| --- | --- |\n| [[thread\\|T]] | [ [[sm]] ] |\n| [[ | ]] |\n",
+    '!!! note "A [[thread]] title"\n    Body [[thread]].\n',
+    '=== "Tab [[thread]]"\n\n    In a tab [[sm]].\n',
+    "Footnote[^1] and an inline ^[note].\n\n[^1]: The [[sm]] note.\n",  # an xref in an inline footnote crashes the loader on main (reported)
+    "![alt [[thread]]](img.png) and [text [[sm]]](https://x.org).\n",
+    "Unclosed [[thread here.\n",
+    "Empty [[]] and [[ ]].\n",
+    "<https://x.org/[[a]]> autolink.\n",
+    "Trailing [\n[[thread]] next line [\n",
+    "Hard break [\\\n[ next.\n",
+    "Emphasis [*[*x and **[**[y.\n",
+    "> Quote with [[thread]] and [[\n> sm]] wrapped.\n",
+    "1. [[thread]]\n\n   ```\n   [[code]]\n   ```\n",
+    "Setext [[thread]]\n===\n\n## Heading [[sm]]\n",
+    "Two on a line [[thread]][[sm]] and [[thread]]s.\n",
+]
+
+
+def _root(make_glossary, body: str):
+    files = trio({"sm": "\n## What it is\n\nA unit.\n"})
+    files[W] = term_text("Warp", LINKS + body)
+    return make_glossary(files)
+
+
+def _diagnostics(root, monkeypatch, prove: bool):
+    if not prove:
+        monkeypatch.setattr(leftovers, "brackets_cannot_render", lambda body: False)
+    try:
+        found = load_project(root, check_records=False, cache=False).diagnostics
+    finally:
+        monkeypatch.undo()
+    return sorted((d.path, d.line, d.col, d.code, d.message) for d in found)
+
+
+@pytest.mark.parametrize("body", BODIES)
+def test_the_proof_changes_no_diagnostic(make_glossary, monkeypatch, body):
+    root = _root(make_glossary, body)
+    assert _diagnostics(root, monkeypatch, prove=True) == _diagnostics(root, monkeypatch, prove=False)
+
+
+@pytest.mark.parametrize("body", BODIES)
+def test_a_body_it_clears_renders_without_brackets(make_glossary, body):
+    loaded = load_project(_root(make_glossary, body), check_records=False, cache=False)
+    warp = loaded.glossary.terms["warp"]
+    html = render_body(warp, RenderOptions(loaded.glossary, RelativeLinker(term_src(warp)), None, permalinks=False, highlight_code=False)).html
+    if html_leftovers(html):
+        assert not brackets_cannot_render(warp.body)
+
+
+def test_ordinary_bodies_are_cleared():
+    """The shortcut pays only if ordinary prose with links, tables and code is cleared."""
+    assert brackets_cannot_render(LINKS + "| [[thread\\|T]] | x |\n| --- | --- |\n| a | b |\n\n```cpp\n[[likely]] f();\n```\n")
+    assert brackets_cannot_render("No brackets at all.\n")
+    assert not brackets_cannot_render(LINKS + "An escape: [\\[not a link]].\n")
