@@ -22,7 +22,7 @@ site: $(STAMP)            ## build the whole site into site/
 test: $(STAMP)            ## lint, check the glossary, run the test suite
 	$(BIN)/ruff check glossary_tool tests benchmarks
 	$(BIN)/glossary check
-	$(BIN)/python -m pytest -n auto --dist loadfile
+	$(BIN)/python -m pytest -n auto --dist worksteal
 
 check: $(STAMP)
 	$(BIN)/glossary check

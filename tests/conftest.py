@@ -1,13 +1,35 @@
-"""Shared fixtures: build small glossaries on disk from Python literals."""
+"""Shared fixtures and the one way to write a fixture glossary.
+
+Fixture glossaries (tmp folders holding glossary/ and its toc.yml):
+- ``write_glossary(root, files, toc=None)``: write ``{"section/slug.md": text}`` and a toc.yml
+  (the order of ``files`` unless ``toc`` is given); usable from fixtures of any scope.
+- ``make_glossary`` (fixture): the same under the test's tmp_path.
+- ``term_text(...)`` writes one term file; ``trio()`` three well-linked terms (``TRIO_TOC``
+  lists them hardware first); ``with_site_config(root)`` adds the real mkdocs.yml and assets.
+
+The real glossary, once per test run:
+- ``real_project`` (session): ``load_project(REPO)``, records checked. Read it, never change it.
+- ``real_site`` (session): the real site built once per run, shared by every xdist worker
+  (the first to ask builds it under a file lock; GLOSSARY_SITE names a prebuilt one instead).
+- ``built_site`` (session): ``real_site`` read back with a parser (tests/built_site.py):
+  pages as lxml trees, the ids of each file, and the one resolver of internal links.
+- ``shared_once(tmp_path_factory, name, make)``: the same once-per-run sharing for any other
+  expensive output (``make(folder)`` fills the folder).
+"""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import os
 import shutil
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.built_site import BuiltSite
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -29,35 +51,38 @@ def term_text(title: str, body: str, *, summary: str | None = None, extra: str =
 MakeGlossary = Callable[..., Path]
 
 
+def write_glossary(root: Path, files: dict[str, str | bytes], toc: dict[str, list[str]] | None = None) -> Path:
+    """Write ``{"section/slug.md": text}`` under root/glossary with a toc.yml; returns ``root``.
+
+    Without ``toc`` the reading order is the order of ``files`` (index pages left out).
+    Text is written byte for byte: no newline translation, lone surrogates kept.
+    """
+    glossary = root / "glossary"
+    for rel, text in files.items():
+        path = glossary / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass"))
+    if toc is None:
+        toc = {}
+        for rel in files:
+            section, name = rel.split("/", 1) if "/" in rel else ("", rel)
+            if section and name != "index.md" and name.endswith(".md"):
+                toc.setdefault(section, []).append(name[:-3])
+    lines = []
+    for section, slugs in toc.items():
+        lines.append(f"{section}:")
+        lines += [f"  - {slug}" for slug in slugs]
+    glossary.mkdir(parents=True, exist_ok=True)
+    (glossary / "toc.yml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return root
+
+
 @pytest.fixture
 def make_glossary(tmp_path: Path) -> MakeGlossary:
-    """Write ``{"section/slug.md": text}`` under tmp/glossary with a matching toc.yml.
-
-    Returns the repository root (the folder holding glossary/).
-    """
+    """``write_glossary`` under tmp_path/repo (or ``root``). Returns the repository root."""
 
     def make(files: dict[str, str], toc: dict[str, list[str]] | None = None, root: Path | None = None) -> Path:
-        base = root or tmp_path / "repo"
-        glossary = base / "glossary"
-        for rel, text in files.items():
-            path = glossary / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if isinstance(text, bytes):
-                path.write_bytes(text)
-            else:
-                path.write_text(text, encoding="utf-8")
-        if toc is None:
-            toc = {}
-            for rel in files:
-                section, name = rel.split("/", 1) if "/" in rel else ("", rel)
-                if section and name != "index.md" and name.endswith(".md"):
-                    toc.setdefault(section, []).append(name[:-3])
-        lines = []
-        for section, slugs in toc.items():
-            lines.append(f"{section}:")
-            lines += [f"  - {slug}" for slug in slugs]
-        (glossary / "toc.yml").write_text("\n".join(lines) + "\n", encoding="utf-8")
-        return base
+        return write_glossary(root or tmp_path / "repo", files, toc)
 
     return make
 
@@ -84,25 +109,72 @@ def trio(extra_body: dict[str, str] | None = None) -> dict[str, str]:
     }
 
 
+#: The trio's reading order with hardware first, as most built fixture sites have it.
+TRIO_TOC = {"device-hardware": ["streaming-multiprocessor"], "device-software": ["warp", "thread"]}
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def shared_once(tmp_path_factory, name: str, make: Callable[[Path], None]) -> Path:
+    """``make(folder)`` once per test run, whichever xdist worker asks first; the others wait
+    for it under a file lock and share the folder (the parent of the workers' basetemps is
+    one per run). A ``make`` that fails leaves nothing behind, so the next asker tries again."""
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / name
+    done = shared.parent / f"{name}.done"
+    with _locked(shared.parent / f"{name}.lock"):
+        if not done.exists():
+            shutil.rmtree(shared, ignore_errors=True)
+            shared.mkdir()
+            try:
+                make(shared)
+            except BaseException:
+                shutil.rmtree(shared, ignore_errors=True)
+                raise
+            done.touch()
+    return shared
+
+
+@pytest.fixture(scope="session")
+def real_project():
+    """The real glossary loaded once (records checked): the ``Loaded`` of ``load_project(REPO)``."""
+    from glossary_tool.pipeline import load_project
+
+    return load_project(REPO)
+
+
 @pytest.fixture(scope="session")
 def real_site(tmp_path_factory) -> Path:
-    """The real glossary built once per test session.
+    """The real glossary built once per test run, whichever worker asks first.
 
     GLOSSARY_SITE names a site already built from this tree (the Pages workflow checks the
     very site it uploads) instead.
     """
-    import os
-
     from glossary_tool.cli import main
 
     prebuilt = os.environ.get("GLOSSARY_SITE")
     if prebuilt:
         assert (Path(prebuilt) / "index.html").is_file(), f"GLOSSARY_SITE={prebuilt}: no index.html there"
         return Path(prebuilt).resolve()
-    site = tmp_path_factory.mktemp("real") / "site"
-    assert main(["--root", str(REPO), "build", "--out", str(site)]) == 0
-    return site
 
+    def build(folder: Path) -> None:
+        assert main(["--root", str(REPO), "build", "--out", str(folder / "site")]) == 0
+
+    return shared_once(tmp_path_factory, "real-site", build) / "site"
+
+
+@pytest.fixture(scope="session")
+def built_site(real_site: Path) -> BuiltSite:
+    """``real_site`` read back with a parser: pages, ids and the link resolver (tests/built_site.py)."""
+    return BuiltSite(real_site)
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -1,6 +1,6 @@
 """The built site in a real browser: Debian's Chromium driven by Playwright, offline.
 
-The real glossary is built once per session (``real_site``) and served from 127.0.0.1 under
+The real glossary is built once per test run (``real_site``) and served from 127.0.0.1 under
 the same path as production (``/gpu-glossary/``, 404.html for a missing page). Every
 request the browser makes is recorded, and any that would leave 127.0.0.1 is aborted and
 fails the test, as does any console error. axe-core (vendored under tests/vendor/) checks
@@ -160,8 +160,8 @@ def web(browser: Browser, base_url: str) -> Iterator[Watched]:
 
 
 @pytest.fixture(scope="module")
-def glossary():
-    return load_project(REPO, check_records=False).glossary
+def glossary(real_project):
+    return real_project.glossary
 
 
 def _link_to(page: Page, url: str):

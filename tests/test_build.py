@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
 
 import pytest
 from bs4 import BeautifulSoup
 
 from glossary_tool.cli import main
 from glossary_tool.pipeline import load_project
-from tests.conftest import REPO, trio, with_site_config
+from tests.built_site import BuiltSite, text
+from tests.conftest import TRIO_TOC, trio, with_site_config, write_glossary
 
 
 def build(root: Path, out: Path, *extra: str) -> int:
@@ -25,36 +25,13 @@ def page(site: Path, src: str) -> BeautifulSoup:
     return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
 
 
-SITE_PATH = urlsplit("https://gpu-glossary.github.io/gpu-glossary/").path
-
-
-def resolve(site: Path, page_path: Path, href: str) -> Path | None:
-    """The file an internal href points at (None for external links and bare anchors)."""
-    parts = urlsplit(href)
-    if parts.scheme or parts.netloc or not parts.path:
-        return None
-    if parts.path.startswith("/"):  # 404.html uses absolute paths under site_url
-        target = (site / unquote(parts.path).removeprefix(SITE_PATH)).resolve()
-    else:
-        target = (page_path.parent / unquote(parts.path)).resolve()
-    return target / "index.html" if target.is_dir() else target
-
-
 @pytest.fixture(scope="module")
 def trio_site(tmp_path_factory, request):
-    from tests.conftest import term_text
-
-    root = tmp_path_factory.mktemp("trio") / "repo"
     files = trio({"warp": "Has [[thread]]s and a [[streaming-multiprocessor#details|section link]].\n\n```cuda\n[[nodiscard]] int f();\n```\n", "sm": "\n## Details\n\nMore.\n"})
     files["index.md"] = "---\ntitle: Test Glossary\nsummary: A test glossary.\n---\nStart at the [[warp]].\n"
-    for rel, text in files.items():
-        path = root / "glossary" / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    (root / "glossary/toc.yml").write_text("device-hardware:\n  - streaming-multiprocessor\ndevice-software:\n  - warp\n  - thread\n")
+    root = write_glossary(tmp_path_factory.mktemp("trio") / "repo", files, TRIO_TOC)
     site = root / "site"
     assert build(root, site) == 0
-    del term_text
     return root, site
 
 
@@ -74,16 +51,14 @@ def test_xrefs_become_relative_links_with_summary_tooltips(trio_site):
 
 
 def test_every_internal_link_resolves(trio_site):
-    _, site = trio_site
-    for html in site.rglob("*.html"):
-        soup = BeautifulSoup(html.read_text(encoding="utf-8"), "html.parser")
-        for tag in soup.find_all(["a", "link", "script", "img"]):
+    site = BuiltSite(trio_site[1])
+    for html in site.html_files():
+        for tag in site.page(html).iter("a", "link", "script", "img"):
             href = tag.get("href") or tag.get("src")
             if not href:
                 continue
-            target = resolve(site, html, href)
-            if target is not None:
-                assert target.exists(), f"{html.relative_to(site)} -> {href}"
+            problem = site.problem(html, href)
+            assert problem is None, f"{html.relative_to(site.root)} -> {href} ({problem})"
 
 
 def test_backlinks_equivalents_and_sources(trio_site):
@@ -149,21 +124,20 @@ def test_failed_strict_build_leaves_previous_site(trio_site, capsys):
     assert tree_digest(site) == before
 
 
-def test_real_glossary_builds_and_links_resolve(real_site):
-    site = real_site
-    glossary = load_project(REPO).glossary
+def test_real_glossary_builds_and_links_resolve(built_site, real_project):
+    glossary = real_project.glossary
     for term in glossary.ordered_terms():
-        soup = page(site, f"{term.section}/{term.slug}.md")
-        article = soup.find("article")
-        assert article.find("h1").get_text(strip=True).rstrip("¶") == term.display_title
+        page_path = built_site.term_page(term)
+        article = built_site.page(page_path).find(".//article")
+        assert text(article.find(".//h1")).rstrip("¶") == term.display_title
+        titles = {a.get("title") for a in article.iter("a")}
         for link in glossary.links[term.slug]:
             target = glossary.terms[link.target]
-            anchors = [a for a in article.find_all("a", title=target.summary)]
-            assert anchors, f"{term.slug}: no link to {target.slug}"
-        for a in article.find_all("a", href=True):
-            resolved = resolve(site, site / term.section / term.slug / "index.html", a["href"])
-            if resolved is not None:
-                assert resolved.exists(), f"{term.slug}: {a['href']}"
+            assert target.summary in titles, f"{term.slug}: no link to {target.slug}"
+        for a in article.iter("a"):
+            if a.get("href") is not None:
+                problem = built_site.problem(page_path, a.get("href"))
+                assert problem is None, f"{term.slug}: {a.get('href')} ({problem})"
 
 
 def test_long_sections_are_listed_in_groups_in_reading_order():

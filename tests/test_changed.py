@@ -24,7 +24,7 @@ from glossary_tool.load import frontmatter
 from glossary_tool.load.body import parse_body
 from glossary_tool.pipeline import load_project
 from glossary_tool.text import normalize_name
-from tests.conftest import REPO, term_text
+from tests.conftest import REPO, term_text, write_glossary
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -48,14 +48,9 @@ def path_of(slug: str) -> str:
     return f"glossary/device-software/{slug}.md"
 
 
-def write_glossary(root: Path, toc: list[str] | None = None) -> Path:
-    for slug, body in BODIES.items():
-        path = root / path_of(slug)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(term_text(f"{slug.title()} Unit", "# Marker\n\n" + body), encoding="utf-8")
-    slugs = toc if toc is not None else list(BODIES)
-    (root / "glossary/toc.yml").write_text("device-software:\n" + "".join(f"  - {s}\n" for s in slugs), encoding="utf-8")
-    return root
+def five_terms(root: Path, toc: list[str] | None = None) -> Path:
+    files = {f"device-software/{slug}.md": term_text(f"{slug.title()} Unit", "# Marker\n\n" + body) for slug, body in BODIES.items()}
+    return write_glossary(root, files, {"device-software": toc if toc is not None else list(BODIES)})
 
 
 def git(root: Path, *args: str) -> str:
@@ -69,7 +64,7 @@ def commit_all(root: Path, message: str = "commit") -> None:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = write_glossary(tmp_path / "repo")
+    root = five_terms(tmp_path / "repo")
     git(root, "init", "-q", "-b", "main")
     commit_all(root, "glossary")
     return root
@@ -210,7 +205,7 @@ def test_compares_with_the_merge_base_not_the_tip(repo, capsys):
 
 def test_root_in_a_subfolder_of_the_repository(tmp_path, capsys):
     outer = tmp_path / "outer"
-    root = write_glossary(outer / "sub")
+    root = five_terms(outer / "sub")
     git(outer, "init", "-q", "-b", "main")
     commit_all(outer)
     edit(root, "delta", "Delta reads", "Delta now reads")
@@ -228,7 +223,7 @@ def test_unknown_revision_checks_everything_and_says_so(repo, capsys):
 
 
 def test_outside_git_checks_everything(tmp_path, capsys):
-    root = write_glossary(tmp_path / "plain")
+    root = five_terms(tmp_path / "plain")
     status = main(["--root", str(root), "check", "--no-records", "--changed", "HEAD"])
     captured = capsys.readouterr()
     assert status == 0 and "is not in a git working tree; checking every term" in captured.err

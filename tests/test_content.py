@@ -5,9 +5,7 @@ from __future__ import annotations
 import pytest
 
 from glossary_tool.diagnostics import Severity
-from glossary_tool.pipeline import load_project
 from glossary_tool.verify.records import PASSED, read_record
-from tests.conftest import REPO
 
 CORE = {
     # device hardware and software
@@ -27,8 +25,8 @@ CORE = {
 
 
 @pytest.fixture(scope="module")
-def loaded():
-    return load_project(REPO)
+def loaded(real_project):
+    return real_project
 
 
 def test_check_is_clean(loaded):

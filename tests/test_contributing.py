@@ -11,7 +11,7 @@ from bs4 import BeautifulSoup
 from glossary_tool.load.body import LANGUAGES, SNIPPET_OPTIONS
 from glossary_tool.load.frontmatter import TERM_FIELDS
 from glossary_tool.model import SECTIONS
-from glossary_tool.pipeline import load_project
+from tests.built_site import has_class
 from tests.conftest import REPO
 
 
@@ -34,12 +34,13 @@ def edit_links(page: BeautifulSoup) -> list[str]:
     return [a["href"] for a in page.select("a.md-content__button") if "edit" in (a.get("title") or "").lower()]
 
 
-def test_edit_link_opens_the_terms_file_on_the_repository(real_site):
+def test_edit_link_opens_the_terms_file_on_the_repository(built_site, real_project):
     config = mkdocs_config()
     base = config["repo_url"].rstrip("/") + "/"
     assert config["edit_uri"] == "edit/main/glossary/"
-    for term in load_project(REPO, check_records=False).glossary.ordered_terms():
-        links = edit_links(soup(real_site, f"{term.section}/{term.slug}/index.html"))
+    for term in real_project.glossary.ordered_terms():
+        buttons = built_site.page(built_site.term_page(term)).xpath(f"//a[{has_class('md-content__button')}]")
+        links = [a.get("href") for a in buttons if "edit" in (a.get("title") or "").lower()]
         assert links == [f"{base}edit/main/glossary/{term.section}/{term.slug}.md"], term.slug
 
 
@@ -96,11 +97,11 @@ def test_contributing_and_security_point_at_each_other():
     assert "CONTRIBUTING.md" in security and "verify-gpu" in security
 
 
-def test_the_glossary_new_examples_create_terms_that_do_not_exist_yet(contributing):
+def test_the_glossary_new_examples_create_terms_that_do_not_exist_yet(contributing, real_project):
     """A newcomer copies the example: it must not be refused as a clash."""
     from glossary_tool.text import kebab, normalize_name
 
-    glossary = load_project(REPO, check_records=False).glossary
+    glossary = real_project.glossary
     names = {normalize_name(n) for t in glossary.terms.values() for n in t.names}
     examples = re.findall(r'glossary new "([^"]+)" --section (\S+)', contributing)
     assert examples

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, term_text, trio, with_site_config
+from tests.conftest import REPO, TRIO_TOC, term_text, trio, with_site_config, write_glossary
 
 EPOCH = "1700000000"
 
@@ -27,13 +27,7 @@ def _fixture_repo(root: Path) -> Path:
     files["index.md"] = "---\ntitle: Test Glossary\nsummary: A test glossary.\n---\nStart at the [[warp]].\n"
     files["performance/occupancy.md"] = term_text("Occupancy", "Resident [[warp]]s per [[SM]] over the [[thread]] limit.\n", abbreviation="OCC", aliases=["residency"])
     files["performance/index.md"] = "---\ntitle: Performance\nsummary: How fast it goes.\n---\nStart with [[occupancy]].\n"
-    for rel, text in files.items():
-        path = root / "glossary" / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    (root / "glossary/toc.yml").write_text("device-hardware:\n  - streaming-multiprocessor\ndevice-software:\n  - warp\n  - thread\nperformance:\n  - occupancy\n", encoding="utf-8")
-    with_site_config(root)
-    return root
+    return with_site_config(write_glossary(root, files, {**TRIO_TOC, "performance": ["occupancy"]}))
 
 
 def _build(root: Path, out: Path, seed: str) -> None:

@@ -8,15 +8,14 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from bs4 import BeautifulSoup
 
 from glossary_tool.diagnostics import Severity
 from glossary_tool.draw import load_diagrams, parse_diagram, render_diagram_svg
 from glossary_tool.draw.graph import MAP_SRC, layout_map, render_map_svg, render_neighbourhood_svg, term_graph
 from glossary_tool.draw.style import DARK, LIGHT, PALETTES, contrast, css, text_surfaces
 from glossary_tool.pipeline import load_project
+from tests.built_site import has_class
 from tests.conftest import REPO, term_text, trio
-from tests.test_build import resolve
 
 NS = "{http://www.w3.org/2000/svg}"
 XLINK = "{http://www.w3.org/1999/xlink}href"
@@ -24,8 +23,8 @@ SLUG_HREF = "https://example.org/terms/"
 
 
 @pytest.fixture(scope="module")
-def real():
-    return load_project(REPO, check_records=False)
+def real(real_project):
+    return real_project
 
 
 def href(slug: str) -> str:
@@ -189,32 +188,42 @@ def test_neighbourhood_shows_both_directions(real):
 # --- the built site ----------------------------------------------------------------------
 
 
-def test_built_pages_show_diagrams_whose_links_resolve(real_site):
-    glossary = load_project(REPO, check_records=False).glossary
+def _link_problem(site, page: Path, href: str | None) -> str | None:
+    """Why a diagram's link is broken: none, empty, leaving the site, or not resolving."""
+    if not href:
+        return "no xlink:href"
+    if site.target(page, href) is None:
+        return "not a link into the site"
+    return site.problem(page, href)
+
+
+def test_built_pages_show_diagrams_whose_links_resolve(built_site, real_project):
     checked = 0
-    for term in glossary.terms.values():
-        page_path = real_site / term.section / term.slug / "index.html"
-        soup = BeautifulSoup(page_path.read_text(encoding="utf-8"), "html.parser")
-        figures = soup.select("figure.gg-figure--diagram")
-        assert [f["id"] for f in figures] == [f"diagram-{name}" for name in term.diagrams]
-        for link in soup.select("figure.gg-figure svg a"):
-            target = resolve(real_site, page_path, link["xlink:href"])
-            assert target is not None and target.exists(), f"{term.slug}: {link['xlink:href']}"
+    for term in real_project.glossary.terms.values():
+        page_path = built_site.term_page(term)
+        tree = built_site.page(page_path)
+        figures = tree.xpath(f"//figure[{has_class('gg-figure--diagram')}]")
+        assert [f.get("id") for f in figures] == [f"diagram-{name}" for name in term.diagrams]
+        for link in tree.xpath(f"//figure[{has_class('gg-figure')}]//svg//a"):
+            href = link.get("xlink:href")
+            problem = _link_problem(built_site, page_path, href)
+            assert problem is None, f"{term.slug}: {href} ({problem})"
             checked += 1
     assert checked > 1000
 
 
-def test_map_page_is_in_the_nav_and_its_links_resolve(real_site):
-    page_path = real_site / MAP_SRC.removesuffix(".md") / "index.html"
-    soup = BeautifulSoup(page_path.read_text(encoding="utf-8"), "html.parser")
+def test_map_page_is_in_the_nav_and_its_links_resolve(built_site):
+    page_path = built_site / MAP_SRC.removesuffix(".md") / "index.html"
+    soup = built_site.soup(page_path)
     assert soup.select_one("figure.gg-figure--map svg") is not None
-    nav = [a.get_text(strip=True) for a in BeautifulSoup((real_site / "index.html").read_text(encoding="utf-8"), "html.parser").select("nav a")]
+    nav = [a.get_text(strip=True) for a in built_site.soup("index.html").select("nav a")]
     assert "Map" in nav
     links = soup.select("figure svg a")
     assert links
     for link in links:
-        target = resolve(real_site, page_path, link["xlink:href"])
-        assert target is not None and target.exists(), link["xlink:href"]
+        href = link.get("xlink:href")
+        problem = _link_problem(built_site, page_path, href)
+        assert problem is None, f"{href} ({problem})"
 
 
 # --- diagnostics -------------------------------------------------------------------------

@@ -160,9 +160,9 @@ def test_mismatch_points_at_the_fence_line_of_the_gpu_specific_line():
     assert mismatch is not None and mismatch.expected_line == 3 and mismatch.actual == "L2 = 50 MiB"
 
 
-def test_no_output_fence_holds_an_h200_value_outside_an_on_line():
+def test_no_output_fence_holds_an_h200_value_outside_an_on_line(real_project):
     """The committed fences pass on either reference GPU: no bare H200 device name is left."""
-    loaded = load_project(REPO, check_records=False)
+    loaded = real_project
     offenders = [
         f"{t.slug}:{s.name}: {line}"
         for t in loaded.glossary.ordered_terms()
@@ -262,10 +262,10 @@ def test_without_reference_gpus_one_fresh_record_is_enough(make_glossary):
     assert _codes(root) == []
 
 
-def test_the_repository_has_a_fresh_passing_record_on_every_reference_gpu_that_can_run_it():
+def test_the_repository_has_a_fresh_passing_record_on_every_reference_gpu_that_can_run_it(real_project):
     """The committed records: no snippet error in the repository's check, and every snippet a
     reference GPU can run has that GPU's passing record (the H100's and the H200's)."""
-    loaded = load_project(REPO)
+    loaded = real_project
     assert [d.format() for d in loaded.diagnostics if d.code.startswith("snippet-")] == []
     h100 = sorted((REPO / "snippets").glob("*/*/*/nvidia-h100-80gb-hbm3.json"))
     h200 = sorted((REPO / "snippets").glob("*/*/*/nvidia-h200.json"))

@@ -10,7 +10,7 @@ from bs4 import BeautifulSoup
 from glossary_tool.cli import main
 from glossary_tool.emit.instructions import InstructionTable, asm_block, link_instructions, link_rendered_blocks
 from glossary_tool.pipeline import load_project
-from tests.conftest import REPO, term_text, trio
+from tests.conftest import term_text, trio
 
 SASS = """\
         code for sm_90
@@ -129,14 +129,14 @@ def test_ptx_longest_prefix_wins(make_glossary):
     assert BeautifulSoup(out, "html.parser").get_text() == PTX
 
 
-def test_unresolvable_href_leaves_the_opcode_plain():
+def test_unresolvable_href_leaves_the_opcode_plain(real_project):
     table = InstructionTable({}, {"SHFL": "warp"})
-    glossary = load_project(REPO, check_records=False).glossary
+    glossary = real_project.glossary
     assert _linked(link_instructions(SASS, "sass", table, glossary, lambda slug: None)) == {}
 
 
-def test_asm_block_and_rendered_blocks_are_material_code_blocks():
-    glossary = load_project(REPO, check_records=False).glossary
+def test_asm_block_and_rendered_blocks_are_material_code_blocks(real_project):
+    glossary = real_project.glossary
     table = InstructionTable({"bar.sync": "syncthreads"}, {"BAR": "syncthreads", "SHFL": "warp-shuffle"})
     block = BeautifulSoup(asm_block(SASS, "sass", table, glossary, lambda s: f"../{s}/"), "html.parser")
     root = block.find("div")
@@ -149,8 +149,8 @@ def test_asm_block_and_rendered_blocks_are_material_code_blocks():
     assert page.code.get_text() == "        /*0030*/                   SHFL.BFLY PT, R3 & ;\n"
 
 
-def test_the_real_table_is_clean_and_names_real_opcodes():
-    loaded = load_project(REPO, check_records=False)
+def test_the_real_table_is_clean_and_names_real_opcodes(real_project):
+    loaded = real_project
     assert not [d for d in loaded.diagnostics if d.path.endswith("instructions.yml")]
     table = loaded.instructions
     for slug, opcode, kind in [

@@ -1,7 +1,7 @@
 """Every internal link of the built site resolves: pages, anchors, assets and Markdown copies.
 
-The checker reads each HTML file once with a streaming parser (ids and every href/src), the
-Markdown copies, llms.txt, llms-full.txt, sitemap.xml and the CSS ``url()`` references.
+The checker reads each HTML file once with a parser (ids and every href/src, through
+tests/built_site.py, whose resolver every link test shares), the Markdown copies, llms.txt, llms-full.txt, sitemap.xml and the CSS ``url()`` references.
 Absolute URLs under ``site_url`` (canonical links, sitemap, llms.txt) are checked against
 the local tree too. A second test proves the checker catches each kind of break.
 """
@@ -14,173 +14,59 @@ import json
 import re
 import threading
 import time
-from dataclasses import dataclass, field
-from html.parser import HTMLParser
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
 
 import pytest
 
 from glossary_tool.cli import main
 from glossary_tool.commands.linkcheck import collect
 from glossary_tool.pipeline import load_project
-from glossary_tool.text import slugify
+from tests.built_site import SITE_URL, BuiltSite, prose_lines, urls
 from tests.conftest import REPO, term_text, trio
 
-SITE_URL = re.search(r"^site_url:\s*[\"']?([^\s\"']+)", (REPO / "mkdocs.yml").read_text(encoding="utf-8"), re.M).group(1)
-URL_ATTRS = {"href", "src", "poster", "data", "action"}
-# [text](<url> "title"), [text](url "title"), [text](url) and <https://...> autolinks
 MD_LINK = re.compile(r"\]\(\s*<([^>\n]*)>|\]\(\s*([^)\s<>]+)(?:\s+\"[^\"]*\")?\s*\)|<(https?://[^>\s]+)>")
-MD_ANCHOR = re.compile(r"<a\s+id=\"([^\"]+)\"")
-MD_HEADING = re.compile(r"^#{1,6}\s+(.*?)(?:\s+\{#([^}\s]+)\})?\s*$")
-MD_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-MD_CODE_SPAN = re.compile(r"(`+).+?\1")
 CSS_URL = re.compile(r"url\(\s*['\"]?([^'\")]+)['\"]?\s*\)")
 SITEMAP_LOC = re.compile(r"<loc>([^<]+)</loc>")
 
 
-class _Collector(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.ids: set[str] = set()
-        self.refs: list[tuple[str, int]] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        for name, value in attrs:
-            if value is None:
-                continue
-            if name == "id" or (tag == "a" and name == "name"):
-                self.ids.add(value)
-            elif name in URL_ATTRS or (name == "xlink:href"):
-                self.refs.append((value, self.getpos()[0]))
-            elif name == "srcset":
-                self.refs += [(part.strip().split()[0], self.getpos()[0]) for part in value.split(",") if part.strip()]
-
-    handle_startendtag = handle_starttag
-
-
-@dataclass
-class SiteIndex:
-    site: Path
-    ids: dict[Path, set[str]] = field(default_factory=dict)
-
-    def ids_of(self, path: Path) -> set[str]:
-        if path not in self.ids:
-            if path.suffix == ".html":
-                collector = _Collector()
-                collector.feed(path.read_text(encoding="utf-8"))
-                self.ids[path] = collector.ids
-            elif path.suffix in (".md", ".txt"):
-                ids: set[str] = set()
-                for _, line in prose_lines(path.read_text(encoding="utf-8")):
-                    ids.update(MD_ANCHOR.findall(line))
-                    heading = MD_HEADING.match(line)
-                    if heading:
-                        ids.add(heading.group(2) or slugify(heading.group(1)))
-                self.ids[path] = ids
-            else:
-                self.ids[path] = set()
-        return self.ids[path]
-
-
-def prose_lines(text: str):
-    """(line number, line without code spans) for every Markdown line outside code fences."""
-    fence = None
-    for number, line in enumerate(text.split("\n"), 1):
-        opening = MD_FENCE.match(line)
-        if fence is None and opening:
-            fence = opening.group(1)
-            continue
-        if fence is not None:
-            if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence) and not line.strip()[len(opening.group(1)) :].strip():
-                fence = None
-            continue
-        yield number, MD_CODE_SPAN.sub("", line)
-
-
-def _site_path(site: Path, page: Path, url: str) -> tuple[Path, str] | None:
-    """(file, fragment) for an internal URL; None for external ones."""
-    if url.startswith(SITE_URL):
-        url = "/" + url[len(SITE_URL) :]
-        base = site
-    else:
-        base = None
-    parts = urlsplit(url)
-    if parts.scheme in ("mailto", "tel"):
-        return None
-    if (parts.scheme or parts.netloc) and base is None:
-        return None
-    if not parts.path:
-        return page, unquote(parts.fragment)
-    path = unquote(parts.path)
-    if path.startswith("/"):
-        site_prefix = urlsplit(SITE_URL).path
-        if base is None and path.startswith(site_prefix):  # 404.html uses absolute paths
-            path = "/" + path[len(site_prefix) :]
-        target = (site / path.lstrip("/")).resolve()
-    else:
-        target = (page.parent / path).resolve()
-    if target.is_dir() or path.endswith("/"):
-        target = target / "index.html"
-    return target, unquote(parts.fragment)
-
-
-def check_site(site: Path) -> list[str]:
+def check_site(site: BuiltSite) -> list[str]:
     """Every broken internal reference, as 'page:line: url (why)'."""
-    site = site.resolve()
-    index = SiteIndex(site)
     problems: list[str] = []
 
     def check(page: Path, line: int, url: str) -> None:
-        if url.startswith(("data:", "javascript:", "blob:")):
-            if url.startswith("javascript:") and url not in ("javascript:void(0)",):
-                problems.append(f"{page.relative_to(site)}:{line}: {url} (script URL)")
-            return
-        found = _site_path(site, page, url)
-        if found is None:
-            return
-        target, fragment = found
-        shown = f"{page.relative_to(site)}:{line}: {url}"
-        if not target.is_relative_to(site):
-            problems.append(f"{shown} (outside the site)")
-        elif not target.is_file():
-            problems.append(f"{shown} (no such file {target.relative_to(site)})")
-        elif fragment and target.suffix in (".html", ".md", ".txt") and fragment not in index.ids_of(target):
-            problems.append(f"{shown} (no id '{fragment}' in {target.relative_to(site)})")
+        why = site.problem(page, url)
+        if why is not None:
+            problems.append(f"{page.relative_to(site.root)}:{line}: {url} ({why})")
 
-    for html in sorted(site.rglob("*.html")):
-        collector = _Collector()
-        collector.feed(html.read_text(encoding="utf-8"))
-        index.ids[html] = collector.ids
-        for url, line in collector.refs:
+    for html in site.html_files():
+        for url, line in urls(site.page(html)):
             check(html, line, url)
-    for text in sorted([*site.rglob("*.md"), *site.glob("llms*.txt")]):
+    for text in sorted([*site.root.rglob("*.md"), *site.root.glob("llms*.txt")]):
         for number, line_text in prose_lines(text.read_text(encoding="utf-8")):
             for match in MD_LINK.finditer(line_text):
                 check(text, number, next(g for g in match.groups() if g is not None))
-    for css in sorted(site.rglob("*.css")):
+    for css in sorted(site.root.rglob("*.css")):
         for number, line_text in enumerate(css.read_text(encoding="utf-8").split("\n"), 1):
             for url in CSS_URL.findall(line_text):
                 check(css, number, url)
-    sitemap = site / "sitemap.xml"
+    sitemap = site.root / "sitemap.xml"
     if sitemap.exists():
         for url in SITEMAP_LOC.findall(sitemap.read_text(encoding="utf-8")):
             check(sitemap, 1, url)
     return problems
 
 
-def test_every_internal_link_of_the_real_site_resolves(real_site):
-    problems = check_site(real_site)
+def test_every_internal_link_of_the_real_site_resolves(built_site):
+    problems = check_site(built_site)
     assert not problems, f"{len(problems)} broken internal link(s):\n" + "\n".join(problems[:50])
 
 
-def test_checker_counts_what_it_checks(real_site):
+def test_checker_counts_what_it_checks(built_site):
     """Guard against a checker that passes because it looked at nothing."""
-    pages = list(real_site.rglob("*.html"))
+    pages = built_site.html_files()
     assert len(pages) > 200
-    collector = _Collector()
-    collector.feed((real_site / "device-software/warp/index.html").read_text(encoding="utf-8"))
-    internal = [u for u, _ in collector.refs if _site_path(real_site, real_site / "device-software/warp/index.html", u) is not None]
+    warp = built_site / "device-software/warp/index.html"
+    internal = [u for u, _ in urls(built_site.page(warp)) if built_site.target(warp, u) is not None]
     assert len(internal) > 30 and any("#" in u for u in internal)
 
 
@@ -197,7 +83,7 @@ def test_checker_finds_each_kind_of_break(tmp_path):
     )
     (site / "a/index.html").write_text('<html><body><h2 id="here">Here</h2><a href="../index.md">md</a></body></html>\n')
     (site / "llms.txt").write_text(f"- [A]({SITE_URL}a/index.html): fine\n- [B](<{SITE_URL}b.md>): missing\n")
-    problems = "\n".join(check_site(site))
+    problems = "\n".join(check_site(BuiltSite(site)))
     for needle in ("a/#nowhere (no id 'nowhere'", "#top (no id 'top'", "b/ (no such file", "assets/gone.js", "zzz/ (no such file", "../../etc/passwd (outside the site)",
                    "missing.png", "javascript:alert(1) (script URL)", "a/index.html:1: ../index.md", "b.md (no such file"):
         assert needle in problems, f"{needle!r} not reported in:\n{problems}"
@@ -211,7 +97,7 @@ def test_site_path_relative_forms(tmp_path, url):
     (site / "a").mkdir()
     (site / "index.html").write_text("")
     (site / "a/index.html").write_text("")
-    found = _site_path(site, site / "a/index.html", url)
+    found = BuiltSite(site).target(site / "a/index.html", url)
     assert found is not None and found[0].name == "index.html"
 
 

@@ -10,16 +10,15 @@ from llms_txt import parse_llms_file
 
 from glossary_tool.emit.answers import snippet_records
 from glossary_tool.emit.llms import render_llms, section_file
-from glossary_tool.pipeline import load_project
 from glossary_tool.verify.freshness import Freshness, freshness
 from tests.conftest import REPO
 
 SITE_URL = "https://gpu-glossary.github.io/gpu-glossary/"
 
 
-def test_llms_txt_lists_every_term_once_with_its_summary(real_site):
+def test_llms_txt_lists_every_term_once_with_its_summary(real_site, real_project):
     parsed = parse_llms_file((real_site / "llms.txt").read_text(encoding="utf-8"))
-    glossary = load_project(REPO).glossary
+    glossary = real_project.glossary
     assert parsed.title == (glossary.home.title if glossary.home else "GPU Glossary")
     assert parsed.summary
     sections = parsed.sections
@@ -45,8 +44,8 @@ def test_every_linked_markdown_file_exists(real_site):
             assert path.is_file(), url
 
 
-def test_markdown_copy_has_absolute_links_sources_and_outputs(real_site):
-    glossary = load_project(REPO).glossary
+def test_markdown_copy_has_absolute_links_sources_and_outputs(real_site, real_project):
+    glossary = real_project.glossary
     term = next(t for t in glossary.ordered_terms() if t.snippets and glossary.links[t.slug])
     text = (real_site / term.section / f"{term.slug}.md").read_text(encoding="utf-8")
     assert text.startswith(f"# {term.display_title}".replace("_", "\\_"))
@@ -56,10 +55,10 @@ def test_markdown_copy_has_absolute_links_sources_and_outputs(real_site):
     assert "[[" not in re.sub(r"```.*?```", "", text, flags=re.S)
 
 
-def test_llms_full_links_resolve_inside_the_file(real_site):
+def test_llms_full_links_resolve_inside_the_file(real_site, real_project):
     text = (real_site / "llms-full.txt").read_text(encoding="utf-8")
     anchors = set(re.findall(r'<a id="([^"]+)"></a>', text))
-    glossary = load_project(REPO).glossary
+    glossary = real_project.glossary
     assert set(glossary.terms) <= anchors
     targets = set(re.findall(r"\]\(<?#([^)>\s]+)>?", text))
     assert targets and targets <= anchors, sorted(targets - anchors)[:5]
@@ -72,9 +71,9 @@ SECTION_LIMIT = 300_000
 
 
 @pytest.fixture(scope="module")
-def llms_files() -> dict[str, str]:
+def llms_files(real_project) -> dict[str, str]:
     """The real glossary's llms files rendered without MkDocs (fast; same function the build calls)."""
-    loaded = load_project(REPO, check_records=False)
+    loaded = real_project
     return render_llms(loaded.glossary, REPO / "snippets", REPO / "llms_txt", SITE_URL, "GPU Glossary", loaded.diagrams).files
 
 
@@ -125,8 +124,8 @@ def _body_lines(term) -> list[re.Pattern[str]]:
     return patterns
 
 
-def test_llms_full_and_section_files_fit_a_context_window(llms_files):
-    glossary = load_project(REPO, check_records=False).glossary
+def test_llms_full_and_section_files_fit_a_context_window(llms_files, real_project):
+    glossary = real_project.glossary
     assert len(llms_files["llms-full.txt"].encode()) <= FULL_LIMIT
     for section in glossary.sections:
         assert len(llms_files[section_file(section.slug)].encode()) <= SECTION_LIMIT, section.slug
@@ -140,8 +139,8 @@ def test_llms_full_has_plain_links_and_no_backlink_lists(llms_files):
     assert re.search(r"\]\(#[a-z0-9-]+\)", text)
 
 
-def test_every_body_line_and_verified_output_is_in_llms_full_and_its_section_file(llms_files):
-    loaded = load_project(REPO, check_records=False)
+def test_every_body_line_and_verified_output_is_in_llms_full_and_its_section_file(llms_files, real_project):
+    loaded = real_project
     # each term's own part of each file (between its anchor and the next): a body line must be
     # in its term, and searching 4 KB instead of 1 MB per line keeps the test to seconds
     full = _term_parts(_plain(llms_files["llms-full.txt"]))
@@ -162,16 +161,16 @@ def test_every_body_line_and_verified_output_is_in_llms_full_and_its_section_fil
     assert checked_outputs > 0
 
 
-def test_llms_txt_lists_each_section_file_under_optional(llms_files):
+def test_llms_txt_lists_each_section_file_under_optional(llms_files, real_project):
     parsed = parse_llms_file(llms_files["llms.txt"])
     optional = {link["url"] for link in parsed.sections["Optional"]}
-    glossary = load_project(REPO, check_records=False).glossary
+    glossary = real_project.glossary
     for section in glossary.sections:
         assert SITE_URL + section_file(section.slug) in optional
 
 
-def test_section_files_link_their_own_terms_inside_and_others_absolutely(llms_files):
-    glossary = load_project(REPO, check_records=False).glossary
+def test_section_files_link_their_own_terms_inside_and_others_absolutely(llms_files, real_project):
+    glossary = real_project.glossary
     for section in glossary.sections:
         text = llms_files[section_file(section.slug)]
         anchors = set(re.findall(r'<a id="([^"]+)"></a>', text))

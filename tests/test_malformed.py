@@ -1,8 +1,9 @@
 """Broken inputs, through the real command line: each yields its exact diagnostic and nothing worse.
 
 For every case the glossary (three good terms) gets one broken term, diagram, snippet or
-reading-order file, and two subprocesses run on it: ``python -m glossary_tool check`` and
-``build --strict --out SITE`` where SITE holds a previous good build. Both must exit 1 with
+reading-order file, and two processes run on it side by side: ``glossary check`` and
+``build --strict --out SITE`` where SITE holds a previous good build (each a fresh fork of
+one Python that imported the command line once: see ``FORK_SERVER``). Both must exit 1 with
 the expected ``path:line:col: error: ... [code]`` line, print no traceback, and leave SITE
 byte-for-byte as it was.
 """
@@ -10,8 +11,10 @@ byte-for-byte as it was.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
+import select
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -20,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from glossary_tool.cli import main
-from tests.conftest import REPO, term_text, trio, with_site_config
+from tests.conftest import REPO, TRIO_TOC, term_text, trio, with_site_config, write_glossary
 
 W = "glossary/device-software/warp.md"
 BODY = "A [[thread]] group on an [[streaming-multiprocessor]].\n"
@@ -140,13 +143,7 @@ CASES = [
 
 
 def _base_repo(root: Path) -> Path:
-    for rel, text in trio().items():
-        path = root / "glossary" / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    (root / "glossary/toc.yml").write_text("device-hardware:\n  - streaming-multiprocessor\ndevice-software:\n  - warp\n  - thread\n", encoding="utf-8")
-    with_site_config(root)
-    return root
+    return with_site_config(write_glossary(root, trio(), TRIO_TOC))
 
 
 def _tree_digest(path: Path) -> str:
@@ -191,31 +188,83 @@ def _make(case: Case, root: Path) -> Path:
     return root
 
 
-def _run(*args: str) -> subprocess.Popen:
+#: A Python that has imported the command line once, then forks a fresh child per command:
+#: each child runs ``glossary_tool.cli.main(argv)`` as ``python -m glossary_tool`` does, with
+#: its stdout and stderr in files, an uncaught exception printed as a traceback, and its exit
+#: status (negative: the signal that killed it) sent back. It saves the half second of imports
+#: (networkx, most of it) that each of the 130 commands below would spend.
+FORK_SERVER = """
+import json, os, sys, traceback
+import glossary_tool.cli, glossary_tool.pipeline
+for line in sys.stdin:
+    children = []
+    for argv, out, err in json.loads(line):
+        sys.stdout.flush(); sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            null = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(null, 0)
+            os.dup2(os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), 1)
+            os.dup2(os.open(err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), 2)
+            try:
+                code = glossary_tool.cli.main(argv)
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else 1
+            except BaseException:
+                traceback.print_exc()
+                code = 1
+            sys.stdout.flush(); sys.stderr.flush()
+            os._exit(code or 0)
+        children.append(pid)
+    codes = []
+    for pid in children:
+        _, status = os.waitpid(pid, 0)
+        codes.append(os.waitstatus_to_exitcode(status))
+    print(json.dumps(codes), flush=True)
+"""
+
+
+@pytest.fixture(scope="module")
+def commands():
+    """Run glossary commands side by side: ``commands(tmp, argv, ...)`` -> [(status, stdout, stderr)]."""
     env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONDONTWRITEBYTECODE": "1"}
-    return subprocess.Popen([sys.executable, "-m", "glossary_tool", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    server = subprocess.Popen([sys.executable, "-c", FORK_SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+
+    def run(tmp: Path, *argvs: list[str]) -> list[tuple[int, str, str]]:
+        files = [(list(argv), str(tmp / f"out-{i}.txt"), str(tmp / f"err-{i}.txt")) for i, argv in enumerate(argvs)]
+        server.stdin.write(json.dumps(files) + "\n")
+        server.stdin.flush()
+        ready, _, _ = select.select([server.stdout], [], [], 240)
+        assert ready, "the commands did not finish in 240 s"
+        codes = json.loads(server.stdout.readline())
+        return [(code, Path(out).read_text(encoding="utf-8"), Path(err).read_text(encoding="utf-8")) for code, (_, out, err) in zip(codes, files, strict=True)]
+
+    try:
+        yield run
+    finally:
+        server.stdin.close()
+        server.wait(timeout=60)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_broken_input_gives_its_diagnostic_and_leaves_the_site(case: Case, tmp_path: Path, previous_site: Path):
+def test_broken_input_gives_its_diagnostic_and_leaves_the_site(case: Case, tmp_path: Path, previous_site: Path, commands):
     root = _make(case, tmp_path / "repo")
     before = _tree_digest(previous_site)
     # check and build run side by side: they only read the sources
-    check = _run("--root", str(root), "check")
-    build = _run("--root", str(root), "build", "--strict", "--out", str(previous_site))
-    check_out, check_err = check.communicate(timeout=120)
-    build_out, build_err = build.communicate(timeout=120)
+    (check_status, check_out, check_err), (build_status, build_out, build_err) = commands(
+        tmp_path, ["--root", str(root), "check"], ["--root", str(root), "build", "--strict", "--out", str(previous_site)]
+    )
 
     col = r"\d+" if case.col is None else str(case.col)
     wanted = re.compile(rf"^{re.escape(case.path)}:{case.line}:{col}: error: .*{re.escape(case.needle)}.* \[{re.escape(case.code)}\]$", re.M)
-    assert check.returncode == 1, f"check exit {check.returncode}\n{check_out}\n{check_err}"
+    assert check_status == 1, f"check exit {check_status}\n{check_out}\n{check_err}"
     assert "Traceback" not in check_err and "Traceback" not in check_out, check_err
     assert wanted.search(check_out), f"expected {case.code} at {case.path}:{case.line}:{case.col} in:\n{check_out}"
     for line in check_out.splitlines():
         assert LINE_RE.match(line), f"not a diagnostic line: {line!r}"
     assert re.search(r"check: \d+ terms, [1-9]\d* error\(s\)", check_err), check_err
 
-    assert build.returncode == 1, f"build exit {build.returncode}\n{build_out}\n{build_err}"
+    assert build_status == 1, f"build exit {build_status}\n{build_out}\n{build_err}"
     assert "Traceback" not in build_err and "Traceback" not in build_out, build_err
     assert wanted.search(build_err), f"build --strict did not report {case.code}:\n{build_err}"
     assert "site not built" in build_err

@@ -303,10 +303,10 @@ def test_prompts_embed_the_term_or_the_path(server):
     assert "Did you mean: Warp" in wrong.messages[0].content.text
 
 
-def test_real_glossary_vendor_names_find_their_pages():
+def test_real_glossary_vendor_names_find_their_pages(real_project):
     """An AMD name finds the AMD page first and its CUDA counterpart next (the AMD section
     has a page per AMD term); an AMD name without a page of its own finds the CUDA term."""
-    server = build_server(load_project(REPO, check_records=False), SITE)
+    server = build_server(real_project, SITE)
     text, _ = call(server, "search_glossary", {"query": "wavefront", "limit": 3})
     assert ranked_slugs(text)[:2] == ["wavefront", "warp"]
     text, _ = call(server, "search_glossary", {"query": "threadgroup", "limit": 3})  # Apple Metal's name

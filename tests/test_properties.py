@@ -22,7 +22,7 @@ from glossary_tool.diagnostics import Diagnostic, Severity
 from glossary_tool.emit.links import RelativeLinker, term_src
 from glossary_tool.emit.markdown import BodyRewriter, display_text, term_markdown
 from glossary_tool.pipeline import load_project
-from tests.conftest import term_text, trio
+from tests.conftest import TRIO_TOC, term_text, trio, write_glossary
 
 W = "device-software/warp.md"
 #: GLOSSARY_HYPOTHESIS_EXAMPLES=5000 for a long hunt; CI runs the default.
@@ -37,22 +37,9 @@ FRAGMENTS = [
 ]
 
 
-def _write(root: Path, rel: str, content: str | bytes) -> None:
-    path = root / "glossary" / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(content, bytes):
-        path.write_bytes(content)
-    else:
-        path.write_bytes(content.encode("utf-8", "surrogatepass"))
-
-
 def _load(files: dict[str, str | bytes]):
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp) / "repo"
-        for rel, text in files.items():
-            _write(root, rel, text)
-        _write(root, "toc.yml", "device-hardware:\n  - streaming-multiprocessor\ndevice-software:\n  - warp\n  - thread\n")
-        return load_project(root, check_records=False)
+        return load_project(write_glossary(Path(tmp) / "repo", files, TRIO_TOC), check_records=False)
 
 
 def _check_diagnostics(diagnostics: tuple[Diagnostic, ...]) -> None:

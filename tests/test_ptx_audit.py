@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from glossary_tool.pipeline import load_project
 from glossary_tool.verify.freshness import Freshness, freshness
 from glossary_tool.verify.ptx_audit import kernels_in, unread_parameters
 from glossary_tool.verify.records import read_artifact, read_record
@@ -57,9 +56,9 @@ def test_an_unread_parameter_is_reported_for_the_snippets_own_kernels_only():
     assert "_Z5chasePKjiiPj" not in unread_parameters(fixed, SOURCE)
 
 
-def test_committed_ptx_reads_every_kernel_parameter():
+def test_committed_ptx_reads_every_kernel_parameter(real_project):
     """Fresh records only: a stale record's PTX describes a source that no longer exists."""
-    glossary = load_project(REPO, check_records=False).glossary
+    glossary = real_project.glossary
     root = REPO / "snippets"
     audited, problems = 0, {}
     for term in glossary.ordered_terms():

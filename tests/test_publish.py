@@ -30,7 +30,7 @@ from glossary_tool.pipeline import load_project
 from glossary_tool.publish.feed import recent_changes
 from glossary_tool.publish.history import NO_GIT, NOT_COMMITTED, SHALLOW, FileDates, parse_log, read_history, snippets_verified
 from glossary_tool.publish.parts import bibtex, citation_text
-from tests.conftest import REPO, term_text, trio, with_site_config
+from tests.conftest import REPO, TRIO_TOC, term_text, trio, with_site_config, write_glossary
 from tests.test_workflows import load as load_yaml
 from tests.test_workflows import validate
 
@@ -194,21 +194,14 @@ def built(tmp_path_factory) -> tuple[Path, Path, dict[str, str]]:
     old = os.environ.get("GIT_CEILING_DIRECTORIES")
     os.environ["GIT_CEILING_DIRECTORIES"] = str(base.parent)
     try:
-        root = base / "repo"
-        files = trio()
-        for rel, text in files.items():
-            (root / "glossary" / rel).parent.mkdir(parents=True, exist_ok=True)
-            (root / "glossary" / rel).write_text(text)
-        toc = "device-hardware:\n  - streaming-multiprocessor\ndevice-software:\n  - warp\n  - thread\n"
-        (root / "glossary/toc.yml").write_text(toc)
-        with_site_config(root)
+        root = with_site_config(write_glossary(base / "repo", trio(), TRIO_TOC))
         git(root, "init", "-q", "-b", "main")
         shas = {"first": commit(root, "three terms", T0)}
         thread = root / "glossary/device-software/thread.md"
         thread.write_text(thread.read_text() + "\nThreads of a [[warp]] share its program counter on older GPUs.\n")
         shas["thread"] = commit(root, "thread edited", T0 + DAY)
-        (root / "glossary/device-software/lane.md").write_text(term_text("Lane", "One [[thread]] of a [[warp]].\n", abbreviation="LN", aliases=["SIMT lane"]))
-        (root / "glossary/toc.yml").write_text(toc + "  - lane\n")
+        lane = term_text("Lane", "One [[thread]] of a [[warp]].\n", abbreviation="LN", aliases=["SIMT lane"])
+        write_glossary(root, {"device-software/lane.md": lane}, {**TRIO_TOC, "device-software": [*TRIO_TOC["device-software"], "lane"]})
         shas["lane"] = commit(root, "lane added", T0 + 2 * DAY)
         site = base / "site"
         assert main(["--root", str(root), "build", "--out", str(site)]) == 0

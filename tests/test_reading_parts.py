@@ -17,8 +17,8 @@ from tests.conftest import REPO, term_text, trio
 
 
 @pytest.fixture(scope="module")
-def real():
-    return load_project(REPO, check_records=False).glossary
+def real(real_project):
+    return real_project.glossary
 
 
 # --- search names ---------------------------------------------------------------------------------

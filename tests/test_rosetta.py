@@ -9,13 +9,11 @@ from bs4 import BeautifulSoup
 from glossary_tool.emit.pages import rosetta_rows
 from glossary_tool.link.equivalents import equivalent_target
 from glossary_tool.model import VENDORS
-from glossary_tool.pipeline import load_project
-from tests.conftest import REPO
 
 
-def test_rosetta_table_links_every_cell_to_its_term(real_site):
+def test_rosetta_table_links_every_cell_to_its_term(real_site, real_project):
     """A cell links the vendor's own page where the glossary has one (the AMD section), else the CUDA term."""
-    glossary = load_project(REPO).glossary
+    glossary = real_project.glossary
     soup = BeautifulSoup((real_site / "rosetta" / "index.html").read_text(encoding="utf-8"), "html.parser")
     rows = soup.find("article").find_all("tr")
     headers = [th.get_text(strip=True) for th in rows[0].find_all("th")]
@@ -63,12 +61,12 @@ def test_rosetta_in_llms_txt_and_epub(real_site):
     assert (real_site / "rosetta.md").is_file()
 
 
-def test_search_ranks_vendor_names_on_their_own_pages(real_site):
+def test_search_ranks_vendor_names_on_their_own_pages(real_site, real_project):
     """Material's search ranks title and tag matches above text, so an AMD name must be the
     title or a tag of its AMD page and of no CUDA page (which only mentions it in text), and
     the CUDA name the title or a tag of the CUDA page only: 'LDS' finds the LDS page first,
     'shared memory' the CUDA one."""
-    glossary = load_project(REPO).glossary
+    glossary = real_project.glossary
     docs = json.loads((real_site / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
     strong: dict[str, set[str]] = {}
     for doc in docs:
