@@ -483,18 +483,22 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         assert inputs is not None
 
         def cached(term: Term, *args: Any) -> T:
-            name = key(kind, inputs.page(term))
-            found = self._pages.get(name)
-            if found is None:
-                found = make(term, *args)
-                self._pages.put(name, found)
-                if reused is not None:
-                    reused.made[name] = found
-            elif reused is not None:
-                reused.taken.append(name)
-            return found
+            return self._get_or_make(key(kind, inputs.page(term)), lambda: make(term, *args), reused)
 
         return cached
+
+    def _get_or_make(self, name: str, make: Callable[[], T], reused: Reused | None = None) -> T:
+        """The page cache's entry ``name``, made and kept when it is missing; ``reused`` notes
+        which of the two happened (a forked process's parent keeps both)."""
+        found = self._pages.get(name)
+        if found is None:
+            found = make()
+            self._pages.put(name, found)
+            if reused is not None:
+                reused.made[name] = found
+        elif reused is not None:
+            reused.taken.append(name)
+        return found
 
     def _worker_results(self) -> dict[str, Content]:
         assert self._worker is not None
@@ -570,12 +574,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         what the generated pages are drawn from (the serve preview keeps its own memo)."""
         if self.active is not None or not self._site:
             return make()
-        name = key(*inputs, self._site)
-        found = self._pages.get(name)
-        if found is None:
-            found = make()
-            self._pages.put(name, found)
-        return found
+        return self._get_or_make(key(*inputs, self._site), make)
 
     def _page_html(self, src: str, url: str, files: Files) -> Rendered | None:
         """The HTML and contents of the page at ``src`` (``url``); None leaves the file to MkDocs."""
