@@ -321,21 +321,21 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             src = page.file.src_uri
             term = self._term_at(src)
             if term is not None:  # a term page by what it is made of, not by rendering it
-                fingerprints[src] = digest(inputs.page(term), inputs.extras(term, page.url), repr(self.publisher.dates(term)), page.url)
+                fingerprints[src] = digest(*self._term_inputs(term, page.url))
                 continue
             # home, section and generated pages (a dozen, drawn from all terms): rendered when
             # what they show of the terms changed (not for a body edit), fingerprinted by their HTML
             source = page.file.content_bytes
             frame.append(digest(src, source))  # their titles are in every page's navigation
             generated = generated if generated is not None else inputs.generated(self.publisher, self.downloads)
-            key = digest(generated, src, page.url, source)
+            made_of = digest(generated, src, page.url, source)
             known = incremental.generated.get(src)
-            if known is not None and known[0] == key:
+            if known is not None and known[0] == made_of:
                 fingerprints[src] = known[1]
                 continue
             self._pending[src] = rendered = self._page_html(src, page.url, files)
             fingerprints[src] = digest(source, rendered.html if rendered is not None else "", repr(rendered.toc) if rendered is not None else "")
-            incremental.generated[src] = (key, fingerprints[src])
+            incremental.generated[src] = (made_of, fingerprints[src])
         self._built_pages = doc_pages
         rebuild = incremental.plan(digest(*frame), fingerprints)
         for page in doc_pages:
@@ -443,14 +443,12 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         single-core machines render all of the rest in order. The serve preview has its own
         memo (adapters/mkdocs_incremental.py)."""
         assert self.loaded is not None
-        inputs = self.inputs
-        assert inputs is not None
         terms = []
         for f in files.documentation_pages():
             term = self._term_at(f.src_uri)
             if term is None:
                 continue
-            self._page_keys[f.src_uri] = name = key("term page", inputs.page(term), inputs.extras(term, f.url), f.url, repr(self.publisher.dates(term)))
+            self._page_keys[f.src_uri] = name = key("term page", *self._term_inputs(term, f.url))
             content = self._pages.get(name)
             if content is not None:
                 self._cached[f.src_uri] = content
@@ -467,6 +465,12 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             return
         self._worker_srcs = frozenset(src for src, _ in mine)
         self._worker = Job(lambda: {src: self._content(src, url, files, self._page_html(src, url, files), "") for src, url in mine})
+
+    def _term_inputs(self, term: Term, url: str) -> tuple[str, ...]:
+        """What a term's page at ``url`` is made of: the serve preview's fingerprint of it and
+        the build's page-cache key are both taken from these."""
+        assert self.inputs is not None
+        return (self.inputs.page(term), self.inputs.extras(term, url), repr(self.publisher.dates(term)), url)
 
     def _open_page_cache(self) -> None:
         """The build's cache across builds (``.cache/pages-*.pickle``), keyed by the same input
