@@ -526,7 +526,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         """Search reads the page without its search-excluded drawings and compiler output
         (emit/search_text.py): same index, a fraction of the parsing."""
         cut = cut_excluded(page.content or "")
-        if cut.pieces:
+        if cut.pieces or cut.links:
             self._search_cuts[page.file.src_uri] = cut
             page.content = cut.html
         if self.active is not None:

@@ -51,7 +51,8 @@ class Cut:
 
 
 def cut_excluded(html: str) -> Cut:
-    """Cut every ``<div data-search-exclude>`` element (with its nested divs) out of ``html``.
+    """Cut every ``<div data-search-exclude>`` element (with its nested divs) out of ``html``,
+    and the attributes off its links (see the module text).
 
     An element whose end cannot be found (unbalanced markup) is left in place: the indexer
     then reads it as it always did.
