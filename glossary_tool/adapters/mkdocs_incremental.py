@@ -51,12 +51,17 @@ T = TypeVar("T")
 
 
 def digest(*parts: str | bytes) -> str:
-    h = hashlib.sha256()
+    """SHA-256 of the parts, each prefixed with its length (so no two lists of parts collide).
+
+    Hashed in one call on the joined bytes: serve computes thousands of these per rebuild,
+    and one ``update`` per part cost more than the hashing itself.
+    """
+    chunks: list[bytes] = []
     for part in parts:
         data = part.encode("utf-8") if isinstance(part, str) else part
-        h.update(len(data).to_bytes(8, "little"))
-        h.update(data)
-    return h.hexdigest()
+        chunks.append(len(data).to_bytes(8, "little"))
+        chunks.append(data)
+    return hashlib.sha256(b"".join(chunks)).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -383,6 +388,13 @@ class PageInputs:
     def markdown(self, term: Term, variant: str, compute: Callable[[], str]) -> str:
         """A term's Markdown (one of render_llms's variants), from the last build when its inputs are the same."""
         return self.incremental.memoized(f"md\0{term.slug}\0{variant.split(chr(0), 2)[1]}", digest(self.page(term), variant), compute)
+
+    def site_markdown(self, name: str, compute: Callable[[], str]) -> str:
+        """A whole-glossary part of llms.txt (A-Z, Rosetta, the comparison, the common toolchain),
+        from the last build when what the generated pages read (:meth:`generated`) is the same."""
+        if self._generated is None:
+            return compute()
+        return self.incremental.memoized(f"site-md\0{name}", self._generated, compute)
 
     def opening(self, term: Term, compute: Callable[[], str]) -> str:
         """A term's preview-card opening (emit/previews.py), from the last build when its inputs are the same."""

@@ -383,8 +383,10 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
     def _llms(self, site_url: str, site_name: str) -> LlmsFiles:
         assert self.loaded is not None
         project = self.loaded.project
-        memo = self.inputs.markdown if self.active is not None and self.inputs is not None else None
-        return render_llms(self.loaded.glossary, project.records_dir, project.root / OVERRIDES_DIR, site_url, site_name, self.loaded.diagrams, memo=memo)
+        serving = self.active is not None and self.inputs is not None
+        memo = self.inputs.markdown if serving else None
+        site_memo = self.inputs.site_markdown if serving else None
+        return render_llms(self.loaded.glossary, project.records_dir, project.root / OVERRIDES_DIR, site_url, site_name, self.loaded.diagrams, memo=memo, site_memo=site_memo)
 
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         """Our pages are rendered by the core (markdown-it-py, the engine `check` validated);

@@ -143,20 +143,35 @@ def diagram_text(term: Term, diagrams: Mapping[str, Any], heading: str = "Diagra
 #: ``memo(term, variant, compute)``: ``compute()``, or what it returned before for the same term
 #: inputs and variant (`glossary serve` keeps the terms an edit did not touch).
 TermMemo = Callable[[Term, str, Callable[[], str]], str]
+#: ``site_memo(name, compute)``: the same for a whole-glossary part (A-Z, Rosetta, the GPU
+#: comparison, the common toolchain), which a body edit does not change.
+SiteMemo = Callable[[str, Callable[[], str]], str]
 
 
 def render_llms(
-    glossary: Glossary, records_root: Path, templates: Path, site_url: str, site_name: str, diagrams: Mapping[str, Any] | None = None, *, memo: TermMemo | None = None
+    glossary: Glossary,
+    records_root: Path,
+    templates: Path,
+    site_url: str,
+    site_name: str,
+    diagrams: Mapping[str, Any] | None = None,
+    *,
+    memo: TermMemo | None = None,
+    site_memo: SiteMemo | None = None,
 ) -> LlmsFiles:
-    """Every file; ``memo`` may answer a term's Markdown (three variants per term) from an earlier run."""
+    """Every file; ``memo`` may answer a term's Markdown (three variants per term) and
+    ``site_memo`` a whole-glossary part from an earlier run."""
 
     def once(term: Term, variant: str, compute: Callable[[], str]) -> str:
         return compute() if memo is None else memo(term, f"{site_url}\0{variant}", compute)
 
+    def whole(name: str, compute: Callable[[], str]) -> str:
+        return compute() if site_memo is None else site_memo(f"{site_url}\0{name}", compute)
+
     absolute = AbsoluteLinker(site_url)
     anchors = AnchorLinker()
     snippets = PlainSnippets(records_root)
-    toolchain = common_toolchain(glossary, records_root)
+    toolchain = whole("toolchain", partial(common_toolchain, glossary, records_root))
     compact = CompactSnippets(records_root, absolute, toolchain)
     home = glossary.home
     title = home.title if home else site_name
@@ -186,9 +201,9 @@ def render_llms(
         full_sections.append({"title": section.title, "anchor": f"section-{section.slug}", "summary": intro, "terms": full_terms})
         local_intro = BodyRewriter(glossary, SectionLinker(section.slug, absolute), link_titles=False).body(section.page) if section.page is not None else section.summary
         section_files.append((section, {"title": section.title, "anchor": f"section-{section.slug}", "summary": local_intro, "terms": section_terms}))
-    files["a-z.md"] = az_markdown(glossary, absolute)
-    files["rosetta.md"] = rosetta_markdown(glossary, absolute)
-    files[COMPARE_SRC] = comparison_markdown(glossary, records_root, absolute, tables=False)
+    files["a-z.md"] = whole("a-z.md", partial(az_markdown, glossary, absolute))
+    files["rosetta.md"] = whole("rosetta.md", partial(rosetta_markdown, glossary, absolute))
+    files[COMPARE_SRC] = whole(COMPARE_SRC, partial(comparison_markdown, glossary, records_root, absolute, tables=False))
     optional = [
         {"title": "A-Z index", "url": absolute.to_page("a-z.md"), "summary": "every term, abbreviation and alias with a link to its term"},
         {"title": "Rosetta", "url": absolute.to_page("rosetta.md"), "summary": "CUDA terms against AMD ROCm/HIP, Apple Metal, Intel SYCL/oneAPI and Vulkan/WebGPU names"},
