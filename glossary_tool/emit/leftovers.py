@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
 
 from glossary_tool.diagnostics import Diagnostic, error
 from glossary_tool.load import cache
 from glossary_tool.load.body import parse_tokens
 from glossary_tool.load.cache import Cache
-from glossary_tool.load.xref_rule import LITERAL_CLASS
+from glossary_tool.load.xref_rule import LITERAL_CLASS, make_parser
 from glossary_tool.model import Glossary, Term
 
 if TYPE_CHECKING:
@@ -66,13 +70,46 @@ def html_leftovers(markup: str) -> list[Leftover]:
     return found
 
 
+def _may_show_brackets(content: str) -> bool:
+    """Whether an inline token's source can yield ``[[`` in a text child or an xref.
+
+    Text children hold runs of the source, merged where only escapes or entities stood
+    between them (``[\\[``, ``&#91;[``); nothing else inline turns bracket-free source into
+    ``[[``. So content with no ``[[``, no ``&`` and not both a backslash and a ``[`` can
+    be left unparsed: its children could not hold what we look for.
+    """
+    return "[[" in content or "&" in content or ("\\" in content and "[" in content)
+
+
+def _selective_inline(state: StateCore) -> None:
+    """The core ``inline`` rule, skipping inline tokens that cannot show brackets."""
+    for token in state.tokens:
+        if token.type == "inline":
+            if token.children is None:
+                token.children = []
+            if _may_show_brackets(token.content):
+                state.md.inline.parse(token.content, state.md, state.env, token.children)
+
+
+@lru_cache(maxsize=1)
+def _scanner() -> MarkdownIt:
+    """The dialect's parser (the same block structure: code, HTML blocks, tables, tabs),
+    with inline parsing only where brackets could come out. Generated Markdown (llms.txt,
+    the Markdown copies) is large and mostly links and code: parsing it whole took most of
+    the EPUB/llms side process of a 1,000-term build."""
+    md = make_parser()
+    md.core.ruler.at("inline", _selective_inline)
+    return md
+
+
 def markdown_leftovers(markdown: str) -> list[Leftover]:
     """``[[`` that a Markdown reader (or model) would see: any xref the copy still holds, or
-    brackets the parser left as text."""
+    brackets the parser left as text. Parsed here, not through ``parse_tokens``: generated
+    files are scanned once, and caching their tokens would hold megabytes for nothing."""
     if "[[" not in markdown:
         return []
     found: list[Leftover] = []
-    for token in parse_tokens(markdown):
+    for token in _scanner().parse(markdown):
         if token.type == "html_block" and "[[" in token.content:
             found.append(Leftover(token.content[token.content.index("[[") :][:_CONTEXT]))
         for child in token.children or []:
