@@ -87,3 +87,16 @@ def test_search_ranks_vendor_names_on_their_own_pages(real_site, real_project):
         assert cuda_page in strong[cuda.display_title.lower()] and amd_page not in strong[cuda.display_title.lower()]
         pairs += 1
     assert pairs >= 30
+
+
+def test_search_index_leaves_out_linked_from_lists(real_site, real_project):
+    """A "Linked from" list names other terms: indexed, a search for a term would find every
+    page linking to it. The pages keep the list; the index has no such section, and a term
+    is still found on its own page."""
+    docs = json.loads((real_site / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
+    assert not [d["location"] for d in docs if d["location"].endswith("#linked-from")]
+    assert not [d["location"] for d in docs if d["title"] == "Linked from"]
+    warp = {d["location"] for d in docs if d["location"].startswith("device-software/warp/")}
+    assert "device-software/warp/" in warp and "device-software/warp/#sources" in warp
+    backlinked = [t for t in real_project.glossary.ordered_terms() if real_project.glossary.backlinks.get(t.slug)]
+    assert len(backlinked) > 100

@@ -70,7 +70,9 @@ def term_article(term: Term, glossary: Glossary, options: RenderOptions, page: P
     parts.append(heading(sub_level, "Sources", page, options) + sources_html(term))
     back = backlinks_html(term, glossary, options)
     if back:
-        parts.append(heading(sub_level, "Linked from", page, options) + back)
+        # Out of the search index: the list names other terms, so searching for a term
+        # would find every page that links to it (and the indexer would parse it for nothing).
+        parts.append('<div class="gg-backlinks" data-search-exclude>\n' + heading(sub_level, "Linked from", page, options) + back + "</div>\n")
     return "".join(parts)
 
 
