@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from glossary_tool.diagnostics import Diagnostic, error
 from glossary_tool.load import cache
-from glossary_tool.load.body import parse_tokens
+from glossary_tool.load.body import parse_tokens, precomputed
 from glossary_tool.load.cache import Cache
 from glossary_tool.load.xref_rule import LITERAL_CLASS
 from glossary_tool.model import Glossary, Term
@@ -127,6 +127,7 @@ def leftover_diagnostics(term: Term, leftovers: list[Leftover], where: str) -> l
 _ENTITY_BRACKET = re.compile(r"&(?:#0*91|#x0*5b|lbrack|lsqb)", re.I)
 
 
+@precomputed()
 def brackets_cannot_render(body: str) -> bool:
     """True when no rendering of ``body`` can show ``[[`` in prose, as its tokens prove; False
     when it might (then :func:`check_rendered` renders it and looks).
