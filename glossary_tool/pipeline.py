@@ -106,7 +106,7 @@ def load_project(root: Path, *, check_records: bool = True, cache: bool = True, 
     diagnostics = list(loaded.diagnostics) + problems
     reported = {(d.path, d.line) for d in diagnostics if d.code in ("xref-unparsed", "xref-in-html")}
     diagnostics += check_rendered(glossary, reported, store)
-    drawn = load_diagrams(project.diagrams_dir, project.root)
+    drawn = load_diagrams(project.diagrams_dir, project.root, store)
     diagnostics += drawn.diagnostics
     diagnostics += check_diagrams(drawn.diagrams, glossary, drawn.broken)
     if check_records:

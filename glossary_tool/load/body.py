@@ -53,6 +53,7 @@ _CODE_SPAN = re.compile(r"(`+)(?:.|\n)*?\1")
 #: Each pattern of ``_check_html`` needs one of these (a tag, an attribute, an attr_list, a
 #: link destination or reference definition): text with none is skipped without the regexes.
 _HTML_MARKERS = ("<", "=", "{", "](", "]:")
+_HTML_MARKER = re.compile(r"[<={]|\][(:]")  # any of _HTML_MARKERS, in one search
 _NEWLINE = re.compile("\n")
 _FENCE_CLOSE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*$")
 
@@ -199,7 +200,7 @@ def _check_html(path: str, line: int, content: str, out: list[Diagnostic]) -> No
     the line where it starts.
     """
 
-    if not any(marker in content for marker in _HTML_MARKERS):  # none of the patterns can match
+    if _HTML_MARKER.search(content) is None:  # none of the patterns can match
         return
 
     def at(pos: int) -> int:

@@ -17,6 +17,7 @@ lines and rules not listed here go through the whole chain as before.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -82,10 +83,42 @@ def _chain(rules: Sequence[tuple[str, BlockRule]]) -> BlockRule:
     return run
 
 
+#: A line that could underline a setext heading: ``-`` or ``=`` last, then only spaces or tabs.
+_UNDERLINE = re.compile(r"[-=][ \t]*$", re.M)
+
+
+def _quick_lheading(stock: BlockRule) -> BlockRule:
+    """The setext-heading rule, short-cut for a source with no line that could underline one.
+
+    The stock rule runs before the paragraph rule on every paragraph and walks all its lines
+    (asking every terminator about each) looking for a ``---``/``===`` underline; without
+    one it returns False, leaving ``parentType`` set to "paragraph" (which the list rule
+    reads). Where no line of the source ends in ``-`` or ``=`` (then spaces), the walk cannot
+    find one, so this does only what the walk leaves behind.
+    """
+    last: list[Any] = [None, True]  # the source last asked about, and its answer
+
+    def lheading(state: StateBlock, line: int, end_line: int, silent: bool) -> bool:
+        src = state.src
+        if src is not last[0]:
+            last[0], last[1] = src, _UNDERLINE.search(src) is not None
+        if last[1]:
+            return stock(state, line, end_line, silent)
+        if not state.is_code_block(line):
+            state.parentType = "paragraph"
+        return False
+
+    return lheading
+
+
 def dispatch_blocks(md: MarkdownIt) -> MarkdownIt:
     """Give ``md``'s block ruler chains that dispatch on the first character (see the module
     docstring). Call it last: a rule enabled, disabled or added later rebuilds the chains."""
     ruler: Any = md.block.ruler
+    for rule in ruler.__rules__:
+        if rule.name == "lheading":
+            rule.fn = _quick_lheading(rule.fn)
+    ruler.__cache__ = None  # compiled again with the new function
     stock = ruler.getRules
     built: dict[str, tuple[list[Any], list[BlockRule]]] = {}
 
