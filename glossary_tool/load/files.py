@@ -153,7 +153,7 @@ def parse_terms(
     ``processes`` > 1 parses the misses in that many processes (this one and forked workers)
     when there are at least :data:`FORK_MIN_TERMS` of them and forking is safe
     (background.can_fork: not with GLOSSARY_NO_FORK=1, one core or other threads); the
-    results are the same objects a one-process parse gives, in the same order. A worker also
+    results equal what a one-process parse gives, in the same order. A worker also
     runs each ``precompute`` function (see body.precomputed) on the bodies it parsed, so
     that this process, which never holds their tokens, does not parse them again: a check
     needs nothing else of the tokens. A `glossary build`, which renders every body here,
@@ -169,8 +169,9 @@ def parse_terms(
     return results  # type: ignore[return-value]  # every None was filled
 
 
-#: Fewer misses than this are parsed in one process: forking a worker and sending its
-#: results back costs about as much as parsing this many terms (BENCHMARKS.md, check).
+#: Fewer misses than this per process are parsed in one process: a worker costs a fork and
+#: the pickling of its results both ways. Chosen, not tuned: at 261 terms (the real glossary,
+#: two processes) the fork still saved wall time (BENCHMARKS.md, "check on two cores").
 FORK_MIN_TERMS = 150
 
 ParseResult = tuple[Term | None, tuple[Diagnostic, ...]]
