@@ -87,18 +87,26 @@ class Loaded:
         return term_link_graph(self.glossary)
 
 
-def load_project(root: Path, *, check_records: bool = True, cache: bool = True) -> Loaded:
+def load_project(root: Path, *, check_records: bool = True, cache: bool = True, processes: int = 1) -> Loaded:
     """Load, link and check the project at ``root``. ``cache``: reuse (and refresh) the term
     parses and rendering checks of earlier runs in ``.cache/`` (load/cache.py); off, every
-    file is parsed again and nothing is written."""
+    file is parsed again and nothing is written. ``processes`` > 1: parse uncached terms in
+    that many processes (load/files.py parse_terms), for a caller that renders no page
+    afterwards (`check`): this process then holds no tokens of the bodies parsed elsewhere."""
     project = Project(Path(root))
     store = project_cache(project.root, cache)
-    loaded = load_tree(project.glossary_dir, store)
+    precompute: tuple[Callable[[str], object], ...] = ()
+    if processes > 1:  # what the checks below read of a body's tokens, computed where it was parsed
+        from glossary_tool.emit.leftovers import brackets_cannot_render
+        from glossary_tool.verify.figure_check import block_spans
+
+        precompute = (brackets_cannot_render, block_spans) if check_records else (brackets_cannot_render,)
+    loaded = load_tree(project.glossary_dir, store, processes=processes, precompute=precompute)
     glossary, problems = link_glossary(loaded)
     diagnostics = list(loaded.diagnostics) + problems
     reported = {(d.path, d.line) for d in diagnostics if d.code in ("xref-unparsed", "xref-in-html")}
     diagnostics += check_rendered(glossary, reported, store)
-    drawn = load_diagrams(project.diagrams_dir, project.root)
+    drawn = load_diagrams(project.diagrams_dir, project.root, store)
     diagnostics += drawn.diagnostics
     diagnostics += check_diagrams(drawn.diagrams, glossary, drawn.broken)
     if check_records:

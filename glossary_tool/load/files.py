@@ -6,13 +6,17 @@ reading it yields diagnostics, never an exception.
 
 from __future__ import annotations
 
+import functools
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from glossary_tool.diagnostics import Diagnostic, error
 from glossary_tool.load import cache, frontmatter, schema
-from glossary_tool.load.body import ParsedBody, parse_body
+from glossary_tool.load.body import ParsedBody, parse_body, remember
+from glossary_tool.load.body import precompute as precompute_body
 from glossary_tool.load.cache import Cache
 from glossary_tool.load.equivalents import equivalent_xrefs
 from glossary_tool.load.toc import TOC_NAME, ReadingOrder, read_toc
@@ -137,21 +141,80 @@ def parse_term(file: TermFile) -> tuple[Term | None, tuple[Diagnostic, ...]]:
     return term_from(file.slug, file.section, file.shown, clean, fm, body), tuple(out)
 
 
-def parse_terms(files: list[TermFile], store: Cache | None = None) -> list[tuple[Term | None, tuple[Diagnostic, ...]]]:
+def parse_terms(
+    files: list[TermFile],
+    store: Cache | None = None,
+    *,
+    processes: int = 1,
+    precompute: tuple[Callable[[str], Any], ...] = (),
+) -> list[tuple[Term | None, tuple[Diagnostic, ...]]]:
     """:func:`parse_term` of each file, in order: cached results where ``store`` has them.
 
-    The misses are parsed here, one after the other. Parsing them in forked worker processes
-    was measured (1,000 terms, 2 cores): it cost 55% more CPU, since the parent must parse
-    every body again to render it for the ``[[`` check, and saved no time; see BENCHMARKS.md.
+    ``processes`` > 1 parses the misses in that many processes (this one and forked workers)
+    when there are at least :data:`FORK_MIN_TERMS` of them and forking is safe
+    (background.can_fork: not with GLOSSARY_NO_FORK=1, one core or other threads); the
+    results equal what a one-process parse gives, in the same order. A worker also
+    runs each ``precompute`` function (see body.precomputed) on the bodies it parsed, so
+    that this process, which never holds their tokens, does not parse them again: a check
+    needs nothing else of the tokens. A `glossary build`, which renders every body here,
+    keeps one process (it would parse half the bodies twice).
     """
     keys = [f.cache_key() for f in files] if store is not None else [""] * len(files)
     results: list[tuple[Term | None, tuple[Diagnostic, ...]] | None] = [store.get(k) if store is not None else None for k in keys]
     missing = [i for i, r in enumerate(results) if r is None]
-    for i in missing:
-        results[i] = result = parse_term(files[i])
+    for i, result in zip(missing, _parse_all([files[i] for i in missing], processes, precompute), strict=True):
+        results[i] = result
         if store is not None:
             store.put(keys[i], result)
     return results  # type: ignore[return-value]  # every None was filled
+
+
+#: Fewer misses than this per process are parsed in one process: a worker costs a fork and
+#: the pickling of its results both ways. Chosen, not tuned: at 261 terms (the real glossary,
+#: two processes) the fork still saved wall time (BENCHMARKS.md, "check on two cores").
+FORK_MIN_TERMS = 150
+
+ParseResult = tuple[Term | None, tuple[Diagnostic, ...]]
+
+
+def _parse_share(files: list[TermFile], precompute: tuple[Callable[[str], Any], ...]) -> tuple[list[ParseResult], dict[tuple[str, str], Any]]:
+    """A worker's part: the parses of ``files`` and the precomputed results for their bodies."""
+    results = [parse_term(file) for file in files]
+    facts: dict[tuple[str, str], Any] = {}
+    for term, _ in results:
+        if term is not None:
+            facts.update(precompute_body(precompute, term.body))
+    return results, facts
+
+
+def _parse_all(files: list[TermFile], processes: int, precompute: tuple[Callable[[str], Any], ...]) -> list[ParseResult]:
+    """:func:`parse_term` of each file, in order, in up to ``processes`` processes.
+
+    Files are dealt out in turn (file i to process i mod n), which balances the work
+    without measuring it; this process parses its share while the workers parse theirs.
+    A worker that fails has its share parsed here (the same result, or the same error).
+    """
+    count = min(processes, len(files) // FORK_MIN_TERMS + 1)
+    if count <= 1:
+        return [parse_term(file) for file in files]
+    from glossary_tool.background import BackgroundError, Job, can_fork  # multiprocessing: not on a warm check's path
+
+    if not can_fork():
+        return [parse_term(file) for file in files]
+    shares = [files[k::count] for k in range(count)]
+    jobs = [Job(functools.partial(_parse_share, share, precompute), fork=True) for share in shares[1:]]
+    parts = [[parse_term(file) for file in shares[0]]]
+    for job, share in zip(jobs, shares[1:], strict=True):
+        try:
+            part, facts = job.result()
+        except BackgroundError:
+            part, facts = [parse_term(file) for file in share], {}
+        remember(facts)
+        parts.append(part)
+    out: list[ParseResult] = [None] * len(files)  # type: ignore[list-item]  # every slot is filled below
+    for k, part in enumerate(parts):
+        out[k::count] = part
+    return out
 
 
 def term_from(slug: str, section: str, shown: str, clean: dict, fm: frontmatter.FrontMatter, body: ParsedBody | None = None) -> Term | None:
@@ -285,9 +348,10 @@ def walk_tree(root: Path, out: list[Diagnostic]) -> Tree:
     return Tree(tuple(files), pages, home)
 
 
-def load_tree(root: Path, store: Cache | None = None) -> LoadResult:
+def load_tree(root: Path, store: Cache | None = None, *, processes: int = 1, precompute: tuple[Callable[[str], Any], ...] = ()) -> LoadResult:
     """Load every term and section page under ``root`` (the ``glossary/`` folder); ``store``
-    holds term parses of earlier runs (see load/cache.py)."""
+    holds term parses of earlier runs (see load/cache.py); ``processes`` and ``precompute``:
+    see :func:`parse_terms`."""
     root = Path(root)
     out: list[Diagnostic] = []
     if not root.is_dir():
@@ -303,7 +367,7 @@ def load_tree(root: Path, store: Cache | None = None) -> LoadResult:
         data = read_bytes(root, path, problems)
         files.append(None if data is None else TermFile(section, path.stem, shown, data))
         read_problems.append(problems)
-    parsed = iter(parse_terms([f for f in files if f is not None], store))
+    parsed = iter(parse_terms([f for f in files if f is not None], store, processes=processes, precompute=precompute))
     for (section, path, _), file, problems in zip(tree.term_files, files, read_problems, strict=True):
         out.extend(problems)
         term, diagnostics = next(parsed) if file is not None else (None, ())

@@ -27,6 +27,7 @@ from markdown_it.rules_inline import StateInline
 from mdit_py_plugins.admon import admon_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 
+from glossary_tool.load.dispatch import dispatch_blocks
 from glossary_tool.load.tabs_rule import tabs_plugin
 
 # The submodule, not the function of the same name that markdown_it.rules_block exports.
@@ -131,4 +132,4 @@ def make_parser() -> MarkdownIt:
     tabs (``=== "Label"``) + xrefs. Raw HTML is allowed (and checked and sanitised)."""
     md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
     md.use(xref_plugin).use(footnote_plugin).use(admon_plugin).use(tabs_plugin)
-    return md
+    return dispatch_blocks(md)

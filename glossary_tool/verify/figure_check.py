@@ -20,7 +20,7 @@ from pathlib import Path
 
 from glossary_tool.diagnostics import Diagnostic, error, warning
 from glossary_tool.load import cache
-from glossary_tool.load.body import parse_tokens
+from glossary_tool.load.body import parse_tokens, precomputed
 from glossary_tool.load.cache import Cache
 from glossary_tool.model import Glossary, Snippet, Term
 from glossary_tool.verify import records as records_module
@@ -81,6 +81,7 @@ def record_outputs(records_root: Path, records: RecordsReader | None = None) -> 
     return read
 
 
+@precomputed(wanted=lambda body: "verify" in body)  # only a body with snippets is asked (figure_diagnostics)
 def block_spans(body: str) -> Blocks:
     """The paragraphs and headings of ``body``, from the token stream the loader parsed (shared
     per process, so a check parses a body once). Footnotes the parser moved to the end of the

@@ -1,0 +1,100 @@
+"""The parser's first-character dispatch of block rules (load/dispatch.py) changes no token.
+
+The dispatch skips a rule only where the rule's own code would reject the line on its first
+character; these tests hold it to that by comparing every token (type, map, content, info,
+markup, meta, children) with the stock rule chains, on the real glossary, on Markdown built
+to hit the rules' edges (indentation, containers, lazy lines, setext underlines, tables,
+admonitions, tabs, footnotes) and on random mixtures of those lines.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
+from mdit_py_plugins.admon import admon_plugin
+from mdit_py_plugins.footnote import footnote_plugin
+
+from glossary_tool.load.tabs_rule import tabs_plugin
+from glossary_tool.load.xref_rule import make_parser, xref_plugin
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _stock() -> MarkdownIt:
+    """make_parser without the dispatch."""
+    md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    return md.use(xref_plugin).use(footnote_plugin).use(admon_plugin).use(tabs_plugin)
+
+
+STOCK, FAST = _stock(), make_parser()
+
+
+def _tokens(md: MarkdownIt, text: str) -> list[dict]:
+    return [token.as_dict() for token in md.parse(text, {})]
+
+
+def _same(text: str) -> None:
+    assert _tokens(FAST, text) == _tokens(STOCK, text), text
+
+
+def test_the_parser_dispatches() -> None:
+    rules = FAST.block.ruler.getRules("")
+    assert len(rules) == 1 and rules[0] not in STOCK.block.ruler.getRules("")
+
+
+@pytest.mark.parametrize("path", sorted((REPO / "glossary").rglob("*.md")), ids=lambda p: p.name)
+def test_real_glossary(path: Path) -> None:
+    _same(path.read_text(encoding="utf-8"))
+
+
+EDGES = [
+    "Title\n===\n\nSub\n---\n\npara\n  ===\n",
+    "para\n- item\n+ other\n* third\n1. one\n2) two\n10. ten\n",
+    "para\n> quote\nlazy\n> > nested\n\n    code\n\tcode tab\n",
+    "- a\n  - b\n    - c\n      - d\n        - e\n          text\n",
+    "| a | b |\n|---|:-:|\n| [[x\\|y]] | c |\ntext\n\na | b\n-- | --\n1 | 2\n",
+    "| a |\n| - |\n\n|a|\n-|\n\n- | x\n---|\n",
+    "!!! note \"Title\"\n    body [[x]]\n\n??? tip\n    folded\n\n???+ warning\n    open\n",
+    '=== "One"\n\n    tab one\n\n=== "Two"\n    tab two\n\n===\nnot a tab\n',
+    "Text[^1] and ^[inline [[x]] note].\n\n[^1]: The note\n    continued.\n\n[ref]: https://example.org\n[ref]\n",
+    "```cuda verify name=\"a\"\nint x;\n```\n~~~\ntilde\n~~~\n```\nunclosed\n",
+    "<div>\n*html*\n</div>\n\n<!-- c -->\n<pre>\nx\n</pre>\n# H1\n## H2 ##\n#nohash\n",
+    "***\n---\n___\n* * *\n- - -\npara\n***\n",
+    "  > indented quote\n   - indented list\n    not code after para\n\n     code\n",
+    "para\n    lazy code-looking\n# heading ends para\n<div>\nhtml ends para\n",
+    "> - list in quote\n>   continued\n> ```\n> fence in quote\n> ```\n> | t | u |\n> |---|---|\n",
+    "- item\n\n      indented code in item\n- [[x]]\n  ===\n",
+    "\t- tab list\n\t\tcontinued\n \t> mixed\n",
+    "",
+    "\n\n\n",
+    "   \n  \t\n",
+    "x\r\ny\r\n===\r\n",
+    "a\u0000b\n---\n",
+]
+
+
+@pytest.mark.parametrize("text", EDGES)
+def test_edges(text: str) -> None:
+    _same(text)
+
+
+LINES = st.sampled_from(
+    [
+        "", "text", "more text [[x]]", "  indented", "    code", "\tcode", "===", "---", "--", "***", "* * *",
+        "- item", "  - sub", "+ plus", "1. one", "2) two", "> quote", "> > deep", ">", "# h", "###### h6", "####### no",
+        "```", "```cuda verify", "~~~", "| a | b |", "|---|---|", "|:-:|", "-|-", "a | b", "<div>", "</div>",
+        "<!-- x -->", "[ref]: /url", "[^n]: note", '!!! note "t"', "??? tip", '=== "Tab"', "  ===", "_ _ _", "\\[[x",
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(LINES, max_size=14), st.lists(st.sampled_from(["", " ", "  ", "   ", "    ", "> ", "- "]), max_size=14))
+def test_random_mixtures(lines: list[str], prefixes: list[str]) -> None:
+    text = "\n".join(prefix + line for prefix, line in zip(prefixes + [""] * len(lines), lines, strict=False))
+    _same(text)
+    _same(text + "\n")

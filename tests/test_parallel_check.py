@@ -1,0 +1,130 @@
+"""A cold `check` that parses terms in forked workers reports what a one-process check does.
+
+load/files.py deals the uncached terms out to worker processes and reassembles their
+results; the workers also compute what the later checks read of each body's tokens (the
+`[[` proof, the figure check's block spans), which this process then takes instead of
+parsing the body. Any slip there (a result in the wrong slot, a precomputed answer for the
+wrong body, a worker that dies) would change the diagnostics, so they are compared here,
+byte for byte as printed, on a glossary full of errors.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from benchmarks.generate import generate
+from glossary_tool import background
+from glossary_tool.diagnostics import render
+from glossary_tool.load import body, files
+from glossary_tool.pipeline import load_project
+from tests.conftest import term_text
+
+needs_fork = pytest.mark.skipif(not background.can_fork(), reason="no fork here (one core or other threads)")
+
+#: One term file each, in the generated sections: every kind of problem a body or its front
+#: matter can have, spread so that each worker's share holds some.
+BROKEN: dict[str, str | bytes] = {
+    "device-software/zz-fence.md": term_text("Fence", "Text.\n\n```cuda\nint x;\n"),
+    "device-hardware/zz-unparsed.md": term_text("Unparsed", "See [[term-00001 and more.\n\n| a | b |\n|---|---|\n| [[term-00002]] | [[nowhere]] |\n"),
+    "host-software/zz-html.md": term_text("Html", "<script>alert(1)</script>\n\nA [link](javascript:alert(1)) and <img src=x onerror=f()>.\n"),
+    "performance/zz-snippet.md": term_text("Snippet", '```cuda verify name="a" arch=sm_1 bogus=1\nint main() {}\n```\n\n```cuda verify name="a"\nint main() {}\n```\n'),
+    "multi-gpu/zz-deep.md": term_text("Deep", "".join("  " * i + "- item\n" for i in range(120))),
+    "amd/zz-yaml.md": "---\ntitle: Yaml\nsummary: [unclosed\n---\nBody.\n",
+    "device-software/zz-fields.md": "---\ntitle: Fields\nsumary: typo.\nsummary: Two sentences. Here.\n---\n# Heading one\n\n[[]] and [[term-00003#no-such-anchor]].\n",
+    "device-hardware/zz-bytes.md": b"---\ntitle: Bytes\nsummary: Bad \xff byte.\n---\nBody.\n",
+    "host-software/zz-empty.md": "",
+    "performance/zz-bracket.md": term_text("Bracket", "Raw \\[[ literal and an html block:\n\n<div>\n[[term-00004]]\n</div>\n\n> quoted [[term-00005|text]]s\n"),
+}
+
+
+@pytest.fixture(scope="module")
+def broken_glossary(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = generate(tmp_path_factory.mktemp("parallel"), 60)
+    for rel, text in BROKEN.items():
+        path = root / "glossary" / rel
+        path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    return root
+
+
+def _check(root: Path, processes: int, *, cache: bool = False) -> tuple[str, tuple]:
+    loaded = load_project(root, cache=cache, processes=processes)
+    return render(list(loaded.diagnostics)), tuple(sorted(loaded.glossary.terms.items()))
+
+
+@pytest.fixture
+def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the workers forked, with the threshold low enough for a small glossary."""
+    monkeypatch.setattr(files, "FORK_MIN_TERMS", 5)
+    started: list[int] = []
+
+    class Counted(background.Job):
+        def __init__(self, *args, **kwargs) -> None:  # noqa: ANN002, ANN003
+            super().__init__(*args, **kwargs)
+            started.append(int(self.forked))
+
+    monkeypatch.setattr(background, "Job", Counted)
+    return started
+
+
+@needs_fork
+@pytest.mark.parametrize("processes", [2, 3])
+def test_parallel_cold_check_reports_what_one_process_does(broken_glossary: Path, forks: list[int], processes: int) -> None:
+    one, terms_one = _check(broken_glossary, 1)
+    assert forks == []
+    many, terms_many = _check(broken_glossary, processes)
+    assert forks == [1] * (processes - 1)
+    assert many == one
+    assert terms_many == terms_one
+    codes = {line.rsplit("[", 1)[-1].rstrip("]") for line in one.splitlines()}
+    # the glossary really is broken in every way BROKEN means it to be
+    assert {"unterminated-fence", "xref-unparsed", "unsafe-html", "unsafe-url", "snippet-option", "markdown-too-deep", "yaml-syntax", "file-encoding", "file-empty", "xref-empty"} <= codes
+
+
+@needs_fork
+def test_workers_answer_for_the_bodies_they_parsed(broken_glossary: Path, forks: list[int]) -> None:
+    body._PRECOMPUTED.clear()
+    loaded = load_project(broken_glossary, cache=False, processes=2)
+    assert forks == [1]
+    # every answer a worker sent was taken by the check it was computed for: the [[ proof of
+    # each term in the reading order, the block spans of each one with snippets
+    left = {(name.rsplit(".", 1)[-1], text) for name, text in body._PRECOMPUTED}
+    ordered = loaded.glossary.ordered_terms()
+    assert not left & {("brackets_cannot_render", t.body) for t in ordered}
+    assert not left & {("block_spans", t.body) for t in ordered if t.snippets}
+    body._PRECOMPUTED.clear()
+
+
+@needs_fork
+def test_a_cache_written_by_workers_gives_the_same_warm_check(broken_glossary: Path, forks: list[int], tmp_path: Path) -> None:
+    import shutil
+
+    root = tmp_path / "copy"
+    shutil.copytree(broken_glossary, root)
+    one, _ = _check(broken_glossary, 1)
+    cold, _ = _check(root, 2, cache=True)
+    assert forks == [1]
+    warm, _ = _check(root, 2, cache=True)
+    assert forks == [1]  # nothing left to parse: no worker
+    assert cold == warm == one
+
+
+def test_no_worker_when_forking_is_off(broken_glossary: Path, forks: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GLOSSARY_NO_FORK", "1")
+    one, _ = _check(broken_glossary, 1)
+    off, _ = _check(broken_glossary, 2)
+    assert forks == []
+    assert off == one
+
+
+@needs_fork
+def test_a_failed_worker_has_its_share_parsed_here(broken_glossary: Path, forks: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    def crash(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        raise RuntimeError("worker lost")
+
+    one, _ = _check(broken_glossary, 1)
+    monkeypatch.setattr(files, "_parse_share", crash)
+    survived, _ = _check(broken_glossary, 2)
+    assert forks == [1]
+    assert survived == one
