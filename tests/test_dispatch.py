@@ -98,3 +98,15 @@ def test_random_mixtures(lines: list[str], prefixes: list[str]) -> None:
     text = "\n".join(prefix + line for prefix, line in zip(prefixes + [""] * len(lines), lines, strict=False))
     _same(text)
     _same(text + "\n")
+
+
+def test_other_releases_keep_the_stock_chains(monkeypatch) -> None:
+    """Under a release nobody read the rules of, the parser is markdown-it-py's own."""
+    import markdown_it
+
+    from glossary_tool.load import dispatch
+
+    monkeypatch.setattr(markdown_it, "__version__", "9.9.0")
+    md = make_parser()
+    assert md.block.ruler.getRules.__func__ is type(md.block.ruler).getRules  # not swapped
+    assert dispatch._read_for_installed() is False

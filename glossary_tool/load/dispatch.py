@@ -111,9 +111,28 @@ def _quick_lheading(stock: BlockRule) -> BlockRule:
     return lheading
 
 
+#: The releases whose block rules FIRST_CHARS was read against (major.minor). With any
+#: other release the stock chains are kept: slower, never different.
+READ_FOR = {"markdown_it": ("4.3",), "mdit_py_plugins": ("0.7",)}
+
+
+def _read_for_installed() -> bool:
+    import markdown_it
+    import mdit_py_plugins
+
+    for module in (markdown_it, mdit_py_plugins):
+        release = ".".join(str(getattr(module, "__version__", "")).split(".")[:2])
+        if release not in READ_FOR[module.__name__]:
+            return False
+    return True
+
+
 def dispatch_blocks(md: MarkdownIt) -> MarkdownIt:
     """Give ``md``'s block ruler chains that dispatch on the first character (see the module
-    docstring). Call it last: a rule enabled, disabled or added later rebuilds the chains."""
+    docstring). Call it last: a rule enabled, disabled or added later rebuilds the chains.
+    Leaves ``md`` as it is under a markdown-it-py or plugin release not listed in READ_FOR."""
+    if not _read_for_installed():
+        return md
     ruler: Any = md.block.ruler
     for rule in ruler.__rules__:
         if rule.name == "lheading":
