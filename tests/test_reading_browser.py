@@ -26,7 +26,7 @@ from tests.test_browser import ARTIFACTS, PREFIX, Watched
 
 # The harness's fixtures and skip marks (Chromium, Playwright), shared rather than copied.
 pytestmark = harness.pytestmark
-base_url, browser, glossary, web = harness.base_url, harness.browser, harness.glossary, harness.web
+base_url, glossary, web = harness.base_url, harness.glossary, harness.web  # ``browser``: tests/conftest.py
 
 try:
     from playwright.sync_api import expect
