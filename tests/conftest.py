@@ -13,6 +13,7 @@ The real glossary, once per test run:
   (the first to ask builds it under a file lock; GLOSSARY_SITE names a prebuilt one instead).
 - ``built_site`` (session): ``real_site`` read back with a parser (tests/built_site.py):
   pages as lxml trees, the ids of each file, and the one resolver of internal links.
+- ``browser`` (session): one Chromium per worker for the browser tests (tests/test_browser.py).
 - ``shared_once(tmp_path_factory, name, make)``: the same once-per-run sharing for any other
   expensive output (``make(folder)`` fills the folder).
 """
@@ -175,6 +176,23 @@ def real_site(tmp_path_factory) -> Path:
 def built_site(real_site: Path) -> BuiltSite:
     """``real_site`` read back with a parser: pages, ids and the link resolver (tests/built_site.py)."""
     return BuiltSite(real_site)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One Chromium per test worker for every browser test (tests/test_browser.py and
+    tests/test_reading_browser.py, whose skip marks say when there is none): a launch costs
+    about a second of CPU. Tests open a context each, so none sees another's state."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.test_browser import CHROMIUM, CHROMIUM_ARGS
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -96,14 +96,8 @@ def base_url(real_site: Path) -> Iterator[str]:
         server.server_close()
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+# ``browser``: one Chromium per test worker, shared by this file and test_reading_browser.py
+# (tests/conftest.py); each test still opens its own context (cookies, storage, cache).
 
 
 @dataclass

@@ -15,18 +15,18 @@ import zlib
 from urllib.parse import urlsplit
 
 import pytest
-from bs4 import BeautifulSoup
 
 from glossary_tool.emit import compiler_explorer, occupancy, roofline, search_names
 from glossary_tool.emit.links import term_src
 from glossary_tool.verify.records import read_record
 from tests import test_browser as harness
+from tests.built_site import has_class
 from tests.conftest import REPO
 from tests.test_browser import ARTIFACTS, PREFIX, Watched
 
 # The harness's fixtures and skip marks (Chromium, Playwright), shared rather than copied.
 pytestmark = harness.pytestmark
-base_url, browser, glossary, web = harness.base_url, harness.browser, harness.glossary, harness.web
+base_url, glossary, web = harness.base_url, harness.glossary, harness.web  # ``browser``: tests/conftest.py
 
 try:
     from playwright.sync_api import expect
@@ -262,13 +262,14 @@ def _decode(url: str) -> dict:
     return json.loads(zlib.decompress(base64.urlsafe_b64decode(parts.path.removeprefix("/clientstate/"))))
 
 
-def test_every_cuda_snippet_has_a_compiler_explorer_link(real_site, glossary):
+def test_every_cuda_snippet_has_a_compiler_explorer_link(built_site, glossary):
+    # lxml trees of the shared parsed site (tests/built_site.py): a BeautifulSoup parse of every page with a snippet took most of this test
     for term in glossary.ordered_terms():
         cuda = [s for s in term.snippets if s.lang == "cuda"]
         if not cuda:
             continue
-        soup = BeautifulSoup((real_site / term_src(term).removesuffix(".md") / "index.html").read_text(encoding="utf-8"), "lxml")
-        links = [a["href"] for a in soup.select("article a.snippet-godbolt")]
+        page = built_site.page(term_src(term).removesuffix(".md") + "/index.html")
+        links = [a.attrib["href"] for a in page.xpath(f"//article//a[{has_class('snippet-godbolt')}]")]
         assert len(links) == len(cuda), term.slug
         for snippet, href in zip(cuda, links, strict=True):
             session = _decode(href)["sessions"][0]

@@ -123,7 +123,7 @@ class DirtyWarningFilter(logging.Filter):
 
 
 class MemoryBytecodeCache(jinja2.BytecodeCache):
-    """Compiled templates kept across one session's builds (jinja2 checks each against its source)."""
+    """Compiled templates kept across a process's builds (jinja2 checks each against its source)."""
 
     def __init__(self) -> None:
         self.store: dict[str, bytes] = {}
@@ -135,6 +135,26 @@ class MemoryBytecodeCache(jinja2.BytecodeCache):
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         self.store[bucket.key] = bucket.bytecode_to_string()
+
+
+_PROCESS_BYTECODE: dict[tuple[object, ...], MemoryBytecodeCache] = {}
+
+
+def process_bytecode(env: jinja2.Environment) -> MemoryBytecodeCache:
+    """The compiled templates of every build this process runs with environments set up
+    like ``env``. MkDocs makes a new environment per build, and compiling Material's
+    templates is about a third of a small site's build, paid again by each build of a
+    process that builds more than once (the tests, benchmarks). jinja2 checks each template
+    against its source; what else shapes the compiled code (extensions, syntax and
+    whitespace options) is the key here. A `glossary serve` session's rebuilds share it too."""
+    key = (
+        tuple(sorted(env.extensions)),
+        env.block_start_string, env.block_end_string, env.variable_start_string, env.variable_end_string,
+        env.comment_start_string, env.comment_end_string, env.line_statement_prefix, env.line_comment_prefix,
+        env.trim_blocks, env.lstrip_blocks, env.newline_sequence, env.keep_trailing_newline, env.optimized,
+        env.autoescape, env.finalize, env.is_async,
+    )
+    return _PROCESS_BYTECODE.setdefault(key, MemoryBytecodeCache())
 
 
 def _search_entries(config: MkDocsConfig) -> list[dict[str, Any]] | None:
@@ -160,7 +180,6 @@ class Incremental:
         self.written: set[str] = set()
         self.outputs: dict[str, str] = {}
         self.leftovers: dict[str, tuple[str, list[Diagnostic]]] = {}
-        self.bytecode = MemoryBytecodeCache()
         #: src of a home, section or generated page -> (what it is drawn from, its fingerprint)
         self.generated: dict[str, tuple[str, str]] = {}
         #: search entries per page: this build's (src -> Material's entries for it), and the JSON kept

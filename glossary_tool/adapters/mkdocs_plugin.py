@@ -35,7 +35,7 @@ from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import get_toc
 from mkdocs.utils import get_relative_url
 
-from glossary_tool.adapters.mkdocs_incremental import DirtyWarningFilter, Incremental, PageInputs, digest, extras_key, layout_key, map_key, plan_files, record_inputs
+from glossary_tool.adapters.mkdocs_incremental import DirtyWarningFilter, Incremental, PageInputs, digest, extras_key, layout_key, map_key, plan_files, process_bytecode, record_inputs
 from glossary_tool.adapters.mkdocs_publish import Publisher
 from glossary_tool.atomic import write_bytes
 from glossary_tool.background import BackgroundError, Job, can_fork
@@ -221,8 +221,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         assert env.loader is not None
         env.loader = jinja2.ChoiceLoader([jinja2.DictLoader(OVERRIDES), jinja2.PrefixLoader({THEME_PREFIX: env.loader}), env.loader])
         env.globals["glossary_build_note"] = self.publisher.note
-        if self.active is not None:  # MkDocs makes a new environment per build: keep the compiled templates
-            env.bytecode_cache = self.active.bytecode
+        env.bytecode_cache = process_bytecode(env)  # MkDocs makes a new environment per build: keep the compiled templates
         return env
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:

@@ -184,7 +184,7 @@ def brackets_cannot_render(body: str) -> bool:
         tokens = parse_tokens(body)
     except RecursionError:
         return False
-    masked = body.split("\n")
+    masked: list[str | list[str]] = list(body.split("\n"))  # a line with xrefs becomes a list of characters: one line may hold 20,000
     for token in tokens:
         if token.type == "html_block":
             return False
@@ -196,10 +196,15 @@ def brackets_cannot_render(body: str) -> bool:
                 return False
             if child.type == "xref":
                 line, col = child.meta.get("line"), child.meta.get("col")
-                if line is None or masked[line][col : col + 2] != "[[":
+                if line is None:
                     return False
-                masked[line] = masked[line][:col] + "\0\0" + masked[line][col + 2 :]
-    text = "\n".join(masked).replace("\\", "")
+                chars = masked[line]
+                if isinstance(chars, str):
+                    chars = masked[line] = list(chars)
+                if chars[col : col + 2] != ["[", "["]:
+                    return False
+                chars[col : col + 2] = ["\0", "\0"]
+    text = "\n".join(line if isinstance(line, str) else "".join(line) for line in masked).replace("\\", "")
     return "[[" not in text and _ENTITY_BRACKET.search(text) is None
 
 

@@ -398,6 +398,7 @@ def _locate_xrefs(lines: list[str], tokens: list[Token]) -> None:
         # An inline footnote (^[...]) arrives without a source map: its text is found in the body.
         start_line = token.map[0] if token.map is not None else _first_line_holding(lines, content.split("\n")[0])
         newlines = [m.start() for m in _NEWLINE.finditer(content)]
+        bases: dict[int, int] = {}  # content line -> where it starts in its source line, found once (a line may hold 20,000 xrefs)
         for child in token.children:
             if child.type != "xref":
                 continue
@@ -408,7 +409,9 @@ def _locate_xrefs(lines: list[str], tokens: list[Token]) -> None:
             pieces = child.content.split("\n")
             source = lines[body_line]
             content_line = content[line_start : newlines[k] if k < len(newlines) else len(content)]
-            base = source.find(content_line) if content_line else -1
+            base = bases.get(k)
+            if base is None:
+                base = bases[k] = source.find(content_line) if content_line else -1
             expected = base + (pos - line_start) if base >= 0 else -1
             begin = ends.get(body_line, 0)
             col, length = -1, len(pieces[0])
