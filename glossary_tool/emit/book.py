@@ -369,6 +369,11 @@ def _opf(book: Book, chapters: list[tuple[str, str, str]]) -> str:
     )
 
 
+#: the ``title`` of a link (the target's summary, a tooltip on screen): a PDF shows none, and
+#: they were a fifth of the XHTML WeasyPrint parses. ``<a`` only starts a real tag (text has ``&lt;``).
+_LINK_TITLE = re.compile(r'(<a [^>]*?) title="[^"]*"')
+
+
 def pdf_chapters(book: Book) -> list[Chapter]:
     """The book's chapters for the PDF: one document, so every link is a fragment."""
     chapters = book.chapters()
@@ -376,6 +381,7 @@ def pdf_chapters(book: Book) -> list[Chapter]:
     for name, title, xhtml in chapters:
         for other, _, _ in chapters:
             xhtml = xhtml.replace(f'href="{other}#', 'href="#').replace(f'href="{other}"', f'href="#chap-{other[:-6]}"')
+        xhtml = _LINK_TITLE.sub(r"\1", xhtml)
         section = next((s for s in book.glossary.sections if chapter_file(s) == name), None)
         entries = tuple((book_anchor(slug), book.glossary.terms[slug].display_title) for slug in section.terms) if section is not None else ()
         out.append(Chapter(f"chap-{name[:-6]}", title, xhtml, entries))
