@@ -56,6 +56,7 @@ from glossary_tool.emit.search_names import SEARCH_NAMES_SRC, names_json
 from glossary_tool.emit.search_text import Cut, cut_excluded
 from glossary_tool.emit.snippets import SiteSnippets
 from glossary_tool.emit.widgets import widget_html
+from glossary_tool.load.body import forget_tokens
 from glossary_tool.load.cache import CACHE_DIR, Cache, key
 from glossary_tool.model import Glossary, Term
 from glossary_tool.pipeline import Loaded, load_project, record_diagnostics
@@ -152,7 +153,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         self._site = ""
         self._page_keys: dict[str, str] = {}
         self._cached: dict[str, Content] = {}
-        self._search_cuts: dict[str, Cut] = {}
+        self._search_cuts: dict[str, tuple[str, Cut]] = {}
         self._built_pages: list[Page] = []
         self.link_graph: nx.DiGraph | None = None
 
@@ -279,14 +280,19 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             # this process, which saves the cache.
             reused = Reused()
             memo = self._through_cache("book term", lambda term, make: make(), reused)
+            epub, leftovers = epub_with_leftovers(replace(book, memo=memo))
+            forget_tokens()  # the last rendering of bodies here: llms.txt rewrites their Markdown
             llms_files = self._llms(site_url, site_name).files
-            return (*epub_with_leftovers(replace(book, memo=memo)), llms_files, llms_leftovers(glossary, llms_files), reused)
+            return epub, leftovers, llms_files, llms_leftovers(glossary, llms_files), reused
 
         self._prerender(files)
         self._map_key = key("map page", map_url, self._site)
         self._map_text = self._pages.get(self._map_key)
         self.map_job = None if self._map_text is not None else Job(lambda: map_markdown(glossary, _href_from(glossary, map_url, files)))
         self.side_job = Job(books, nice=10)
+        if self._worker is not None and self._worker.forked:  # those pages are the worker's (its own copy of their tokens)
+            for src in self._worker_srcs:
+                self._done_with(src)
         files.append(File.generated(config, pages.EPUB_SRC, content=b""))  # known to MkDocs' link validation; written in on_post_build
         if self.config.book:
             try:
@@ -410,6 +416,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         content = found if isinstance(found, Content) else self._content(src, page.url, files, found, html_text)
         if src in self._page_keys:
             self._pages.put(self._page_keys[src], content)
+        self._done_with(src)
         _report(list(content.diagnostics))
         if content.toc is not None:
             page.toc = get_toc([entry.as_dict() for entry in content.toc])
@@ -465,7 +472,24 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         if not mine:
             return
         self._worker_srcs = frozenset(src for src, _ in mine)
-        self._worker = Job(lambda: {src: self._content(src, url, files, self._page_html(src, url, files), "") for src, url in mine})
+        self._worker = Job(lambda: self._render_share(mine, files))
+
+    def _render_share(self, mine: list[tuple[str, str]], files: Files) -> dict[str, Content]:
+        """The worker's term pages (:meth:`_prerender`), each body's tokens dropped once its page is made."""
+        out = {}
+        for src, url in mine:
+            out[src] = self._content(src, url, files, self._page_html(src, url, files), "")
+            self._done_with(src)
+        return out
+
+    def _done_with(self, src: str) -> None:
+        """A build renders a term's body once in each process: once the page at ``src`` is
+        made, the body's token stream (kept since the loader parsed it) can go. At 5,000
+        terms the streams were 300 MB of each process (BENCHMARKS.md, peak memory). The
+        serve preview keeps them (an edit re-renders a few pages, their neighbours' not)."""
+        term = self._term_at(src)
+        if term is not None and self.active is None:
+            forget_tokens([term.body])
 
     def _term_inputs(self, term: Term, url: str) -> tuple[str, ...]:
         """What a term's page at ``url`` is made of: the serve preview's fingerprint of it and
@@ -526,9 +550,10 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
     def _cut_for_search(self, context: dict, *, page: Page, config: MkDocsConfig, nav: Navigation) -> dict:
         """Search reads the page without its search-excluded drawings and compiler output
         (emit/search_text.py): same index, a fraction of the parsing."""
-        cut = cut_excluded(page.content or "")
+        original = page.content or ""
+        cut = cut_excluded(original)
         if cut.pieces or cut.links:
-            self._search_cuts[page.file.src_uri] = cut
+            self._search_cuts[page.file.src_uri] = (original, cut)
             page.content = cut.html
         if self.active is not None:
             self.active.search_before(config, page)
@@ -536,9 +561,12 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
 
     @event_priority(-50)  # after it
     def _restore_after_search(self, context: dict, *, page: Page, config: MkDocsConfig, nav: Navigation) -> dict:
-        cut = self._search_cuts.pop(page.file.src_uri, None)
-        if cut is not None:
-            page.content = cut.restore(page.content or "")
+        found = self._search_cuts.pop(page.file.src_uri, None)
+        if found is not None:
+            original, cut = found
+            # Untouched by the indexer: the page's own string again, not an equal copy (the
+            # page cache holds that one; a copy per page was a second site's worth of HTML).
+            page.content = original if page.content is cut.html else cut.restore(page.content or "")
         if self.active is not None:
             self.active.search_after(config, page)
         return context
