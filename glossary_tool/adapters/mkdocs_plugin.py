@@ -118,6 +118,16 @@ class Content:
     toc: tuple[TocEntry, ...] | None
     diagnostics: tuple[Diagnostic, ...]
 
+    def __reduce__(self) -> tuple[Callable[..., Content], tuple[bytes, tuple[TocEntry, ...] | None, tuple[Diagnostic, ...]]]:
+        """Pickled (page cache, worker) with its HTML as UTF-8 bytes made for the occasion:
+        pickle writes a str through the UTF-8 copy CPython then keeps inside the string for
+        as long as it lives, a third more memory for each page until the build ends."""
+        return _content, (self.html.encode("utf-8", "surrogatepass"), self.toc, self.diagnostics)
+
+
+def _content(html: bytes, toc: tuple[TocEntry, ...] | None, diagnostics: tuple[Diagnostic, ...]) -> Content:
+    return Content(html.decode("utf-8", "surrogatepass"), toc, diagnostics)
+
 
 class GlossaryConfig(Config):
     root = config_options.Type(str, default="")
@@ -275,15 +285,21 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         site_url, site_name = config.site_url or "/", config.site_name
         map_url = files.get_file_from_path(MAP_SRC).url
 
-        def books() -> tuple[bytes, list[Leftover], dict[str, str], list[Diagnostic], Reused]:
+        site_dir = Path(config.site_dir)
+
+        def books() -> tuple[bytes, list[Leftover], list[Diagnostic], Reused]:
             # In the child: what it takes from the page cache or adds to it goes back to
-            # this process, which saves the cache.
+            # this process, which saves the cache. llms.txt and the Markdown copies are
+            # written here (MkDocs writes no file of theirs): their text (12 MB at 1,000
+            # terms) would otherwise be held twice in the build process at its peak.
             reused = Reused()
             memo = self._through_cache("book term", lambda term, make: make(), reused)
             epub, leftovers = epub_with_leftovers(replace(book, memo=memo))
             forget_tokens()  # the last rendering of bodies here: llms.txt rewrites their Markdown
-            llms_files = self._llms(site_url, site_name).files
-            return epub, leftovers, llms_files, llms_leftovers(glossary, llms_files), reused
+            llms = self._llms(site_url, site_name)
+            found = llms_leftovers(glossary, llms.files)
+            llms.write(site_dir)
+            return epub, leftovers, found, reused
 
         self._prerender(files)
         self._map_key = key("map page", map_url, self._site)
@@ -352,19 +368,20 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
 
     @event_priority(-100)  # after Material's search has written its index
     def on_post_build(self, config: MkDocsConfig) -> None:
-        """Write the EPUB, llms.txt, llms-full.txt and the Markdown copy of each term page."""
+        """Write the EPUB, llms.txt, llms-full.txt and the Markdown copy of each term page (a
+        build's side process wrote the last three: see on_files)."""
         site_dir = Path(config.site_dir)
         glossary = self.loaded.glossary
         memo = self.inputs.published if self.active is not None and self.inputs is not None else None
         published = self.publisher.write(site_dir, memo)  # feed.xml, terms.json, the feed in the sitemap
         if self.active is None:
-            epub, epub_leftovers, llms_files, llms_found, reused = self._side_results(self.side_job)
+            epub, epub_leftovers, llms_found, reused = self._side_results(self.side_job)  # it wrote llms.txt and the copies
             reused.into(self._pages)
             self._pages.save()
             write_bytes(site_dir / pages.EPUB_SRC, epub, durable=False)
             _report(output_diagnostics(glossary, epub_leftovers, "the EPUB"))
             _report(llms_found)
-            LlmsFiles({**llms_files, **sitemap_stubs(glossary)}).write(site_dir)
+            LlmsFiles(sitemap_stubs(glossary)).write(site_dir)
             return
         llms = LlmsFiles({**self._llms(config.site_url or "/", config.site_name).files, **sitemap_stubs(glossary)})
         # The preview checks every page's Markdown copy (those whose text changed; the others
