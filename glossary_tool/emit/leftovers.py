@@ -20,7 +20,7 @@ from markdown_it.rules_core import StateCore
 
 from glossary_tool.diagnostics import Diagnostic, error
 from glossary_tool.load import cache
-from glossary_tool.load.body import parse_tokens, precomputed
+from glossary_tool.load.body import parse_tokens, parser, precomputed
 from glossary_tool.load.cache import Cache
 from glossary_tool.load.xref_rule import LITERAL_CLASS, make_parser
 from glossary_tool.model import Glossary, Term
@@ -116,7 +116,7 @@ def markdown_leftovers(markdown: str) -> list[Leftover]:
     try:
         return [leftover for tokens in _parts(markdown) for leftover in _token_leftovers(tokens)]
     except _Inseparable:
-        return _token_leftovers(_scanner().parse(markdown))
+        return _token_leftovers(parser().parse(markdown))  # all of it: footnotes need their references parsed
 
 
 def _token_leftovers(tokens: Sequence[Token]) -> list[Leftover]:
@@ -149,7 +149,8 @@ def _parts(markdown: str) -> Iterator[list[Token]]:
     next one starts, and parsing the rest alone gives the tokens the whole text gives from
     that line on. Link reference definitions and footnotes reach across the text (footnotes
     are moved to its end), and so may what the parser normalises (CR, NUL): for those, or
-    a piece that does not close, this raises _Inseparable and the caller parses the whole.
+    a piece that does not close, this raises _Inseparable and the caller parses the whole
+    (fully: the selective scanner would drop a footnote whose reference it did not parse).
     """
     if "\r" in markdown or "\0" in markdown:
         raise _Inseparable
