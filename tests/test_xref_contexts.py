@@ -143,6 +143,39 @@ def test_leftover_in_an_output_is_reported_at_its_source(make_glossary):
     assert locate(warp, Leftover("not in the file")) == (warp.body_offset + 1, 1)
 
 
+def _whole_file(terms: list[str]) -> str:
+    """A file laid out like llms-full.txt: a header, then each term after its anchor line."""
+    return "# Glossary\n\n> All terms.\n" + "".join(f'\n<a id="t{i}"></a>\n\n{text}\n' for i, text in enumerate(terms))
+
+
+@pytest.mark.parametrize(
+    ("opened", "expected", "pieces"),
+    [
+        ("A closed paragraph.", ["[[one", "[[two", "[[thr"], 4),  # every term parsed on its own
+        ("```\nan unclosed fence: the rest of the file is code", ["[[one"], 0),
+        ("<pre>\n\nan open HTML block", ["[[one", "[[two"], 0),  # the rest is one block, reported once
+        ("A paragraph using a [reference][r].\n\n[r]: https://example.com", ["[[one", "[[two", "[[thr"], 0),  # definitions reach the whole file
+        ("A note[^1].\n\n[^1]: with [[brackets]] of its own", ["[[one", "[[two", "[[thr", "[[bra"], 0),  # footnotes go to the end
+    ],
+)
+def test_whole_glossary_file_is_scanned_term_by_term_with_the_same_result(opened, expected, pieces):
+    """llms-full.txt is scanned for leftovers one term at a time (a 5,000-term file's tokens
+    were 400 MB), which must find exactly what a parse of the whole file finds: a piece
+    holds only when the next term's anchor starts a block of its own."""
+    from glossary_tool.emit.leftovers import _Inseparable, _parts, _token_leftovers
+    from glossary_tool.load.body import parser
+
+    text = _whole_file(["- a list with [[one]]\n\n  continued", opened, "> a quote with [[two]]", "`[[code]]` and [[three]] in a paragraph"])
+    whole = _token_leftovers(parser().parse(text))
+    assert [leftover.text[:5] for leftover in whole] == expected
+    assert markdown_leftovers(text) == whole
+    try:
+        found = sum(1 for _ in _parts(text))
+    except _Inseparable:
+        found = 0
+    assert found == pieces + (1 if pieces else 0)  # the header is a piece of its own
+
+
 def test_check_renders_and_fails_on_a_missed_context(make_glossary, monkeypatch):
     """If the renderer ever missed a context, check would fail at the source line."""
     from glossary_tool.emit import render

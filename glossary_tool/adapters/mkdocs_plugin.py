@@ -56,6 +56,7 @@ from glossary_tool.emit.search_names import SEARCH_NAMES_SRC, names_json
 from glossary_tool.emit.search_text import Cut, cut_excluded
 from glossary_tool.emit.snippets import SiteSnippets
 from glossary_tool.emit.widgets import widget_html
+from glossary_tool.load.body import forget_tokens
 from glossary_tool.load.cache import CACHE_DIR, Cache, key
 from glossary_tool.model import Glossary, Term
 from glossary_tool.pipeline import Loaded, load_project, record_diagnostics
@@ -117,6 +118,16 @@ class Content:
     toc: tuple[TocEntry, ...] | None
     diagnostics: tuple[Diagnostic, ...]
 
+    def __reduce__(self) -> tuple[Callable[..., Content], tuple[bytes, tuple[TocEntry, ...] | None, tuple[Diagnostic, ...]]]:
+        """Pickled (page cache, worker) with its HTML as UTF-8 bytes made for the occasion:
+        pickle writes a str through the UTF-8 copy CPython then keeps inside the string for
+        as long as it lives, a third more memory for each page until the build ends."""
+        return _content, (self.html.encode("utf-8", "surrogatepass"), self.toc, self.diagnostics)
+
+
+def _content(html: bytes, toc: tuple[TocEntry, ...] | None, diagnostics: tuple[Diagnostic, ...]) -> Content:
+    return Content(html.decode("utf-8", "surrogatepass"), toc, diagnostics)
+
 
 class GlossaryConfig(Config):
     root = config_options.Type(str, default="")
@@ -152,7 +163,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         self._site = ""
         self._page_keys: dict[str, str] = {}
         self._cached: dict[str, Content] = {}
-        self._search_cuts: dict[str, Cut] = {}
+        self._search_cuts: dict[str, tuple[str, Cut]] = {}
         self._built_pages: list[Page] = []
         self.link_graph: nx.DiGraph | None = None
 
@@ -274,19 +285,30 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         site_url, site_name = config.site_url or "/", config.site_name
         map_url = files.get_file_from_path(MAP_SRC).url
 
-        def books() -> tuple[bytes, list[Leftover], dict[str, str], list[Diagnostic], Reused]:
+        site_dir = Path(config.site_dir)
+
+        def books() -> tuple[bytes, list[Leftover], list[Diagnostic], Reused]:
             # In the child: what it takes from the page cache or adds to it goes back to
-            # this process, which saves the cache.
+            # this process, which saves the cache. llms.txt and the Markdown copies are
+            # written here (MkDocs writes no file of theirs): their text (12 MB at 1,000
+            # terms) would otherwise be held twice in the build process at its peak.
             reused = Reused()
             memo = self._through_cache("book term", lambda term, make: make(), reused)
-            llms_files = self._llms(site_url, site_name).files
-            return (*epub_with_leftovers(replace(book, memo=memo)), llms_files, llms_leftovers(glossary, llms_files), reused)
+            epub, leftovers = epub_with_leftovers(replace(book, memo=memo))
+            forget_tokens()  # the last rendering of bodies here: llms.txt rewrites their Markdown
+            llms = self._llms(site_url, site_name)
+            found = llms_leftovers(glossary, llms.files)
+            llms.write(site_dir)
+            return epub, leftovers, found, reused
 
         self._prerender(files)
         self._map_key = key("map page", map_url, self._site)
         self._map_text = self._pages.get(self._map_key)
         self.map_job = None if self._map_text is not None else Job(lambda: map_markdown(glossary, _href_from(glossary, map_url, files)))
         self.side_job = Job(books, nice=10)
+        if self._worker is not None and self._worker.forked:  # those pages are the worker's (its own copy of their tokens)
+            for src in self._worker_srcs:
+                self._done_with(src)
         files.append(File.generated(config, pages.EPUB_SRC, content=b""))  # known to MkDocs' link validation; written in on_post_build
         if self.config.book:
             try:
@@ -346,19 +368,20 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
 
     @event_priority(-100)  # after Material's search has written its index
     def on_post_build(self, config: MkDocsConfig) -> None:
-        """Write the EPUB, llms.txt, llms-full.txt and the Markdown copy of each term page."""
+        """Write the EPUB, llms.txt, llms-full.txt and the Markdown copy of each term page (a
+        build's side process wrote the last three: see on_files)."""
         site_dir = Path(config.site_dir)
         glossary = self.loaded.glossary
         memo = self.inputs.published if self.active is not None and self.inputs is not None else None
         published = self.publisher.write(site_dir, memo)  # feed.xml, terms.json, the feed in the sitemap
         if self.active is None:
-            epub, epub_leftovers, llms_files, llms_found, reused = self._side_results(self.side_job)
+            epub, epub_leftovers, llms_found, reused = self._side_results(self.side_job)  # it wrote llms.txt and the copies
             reused.into(self._pages)
             self._pages.save()
             write_bytes(site_dir / pages.EPUB_SRC, epub, durable=False)
             _report(output_diagnostics(glossary, epub_leftovers, "the EPUB"))
             _report(llms_found)
-            LlmsFiles({**llms_files, **sitemap_stubs(glossary)}).write(site_dir)
+            LlmsFiles(sitemap_stubs(glossary)).write(site_dir)
             return
         llms = LlmsFiles({**self._llms(config.site_url or "/", config.site_name).files, **sitemap_stubs(glossary)})
         # The preview checks every page's Markdown copy (those whose text changed; the others
@@ -410,6 +433,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         content = found if isinstance(found, Content) else self._content(src, page.url, files, found, html_text)
         if src in self._page_keys:
             self._pages.put(self._page_keys[src], content)
+        self._done_with(src)
         _report(list(content.diagnostics))
         if content.toc is not None:
             page.toc = get_toc([entry.as_dict() for entry in content.toc])
@@ -465,7 +489,24 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         if not mine:
             return
         self._worker_srcs = frozenset(src for src, _ in mine)
-        self._worker = Job(lambda: {src: self._content(src, url, files, self._page_html(src, url, files), "") for src, url in mine})
+        self._worker = Job(lambda: self._render_share(mine, files))
+
+    def _render_share(self, mine: list[tuple[str, str]], files: Files) -> dict[str, Content]:
+        """The worker's term pages (:meth:`_prerender`), each body's tokens dropped once its page is made."""
+        out = {}
+        for src, url in mine:
+            out[src] = self._content(src, url, files, self._page_html(src, url, files), "")
+            self._done_with(src)
+        return out
+
+    def _done_with(self, src: str) -> None:
+        """A build renders a term's body once in each process: once the page at ``src`` is
+        made, the body's token stream (kept since the loader parsed it) can go. At 5,000
+        terms the streams were 300 MB of each process (BENCHMARKS.md, peak memory). The
+        serve preview keeps them (an edit re-renders a few pages, their neighbours' not)."""
+        term = self._term_at(src)
+        if term is not None and self.active is None:
+            forget_tokens([term.body])
 
     def _term_inputs(self, term: Term, url: str) -> tuple[str, ...]:
         """What a term's page at ``url`` is made of: the serve preview's fingerprint of it and
@@ -526,9 +567,10 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
     def _cut_for_search(self, context: dict, *, page: Page, config: MkDocsConfig, nav: Navigation) -> dict:
         """Search reads the page without its search-excluded drawings and compiler output
         (emit/search_text.py): same index, a fraction of the parsing."""
-        cut = cut_excluded(page.content or "")
+        original = page.content or ""
+        cut = cut_excluded(original)
         if cut.pieces or cut.links:
-            self._search_cuts[page.file.src_uri] = cut
+            self._search_cuts[page.file.src_uri] = (original, cut)
             page.content = cut.html
         if self.active is not None:
             self.active.search_before(config, page)
@@ -536,9 +578,12 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
 
     @event_priority(-50)  # after it
     def _restore_after_search(self, context: dict, *, page: Page, config: MkDocsConfig, nav: Navigation) -> dict:
-        cut = self._search_cuts.pop(page.file.src_uri, None)
-        if cut is not None:
-            page.content = cut.restore(page.content or "")
+        found = self._search_cuts.pop(page.file.src_uri, None)
+        if found is not None:
+            original, cut = found
+            # Untouched by the indexer: the page's own string again, not an equal copy (the
+            # page cache holds that one; a copy per page was a second site's worth of HTML).
+            page.content = original if page.content is cut.html else cut.restore(page.content or "")
         if self.active is not None:
             self.active.search_after(config, page)
         return context

@@ -10,6 +10,7 @@ deliberate ``\\[[`` literal) becomes an error at the source file and line it cam
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -19,13 +20,14 @@ from markdown_it.rules_core import StateCore
 
 from glossary_tool.diagnostics import Diagnostic, error
 from glossary_tool.load import cache
-from glossary_tool.load.body import parse_tokens, precomputed
+from glossary_tool.load.body import parse_tokens, parser, precomputed
 from glossary_tool.load.cache import Cache
 from glossary_tool.load.xref_rule import LITERAL_CLASS, make_parser
 from glossary_tool.model import Glossary, Term
 
 if TYPE_CHECKING:
     from lxml import etree
+    from markdown_it.token import Token
 
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 _CODE_TAGS = {"code", "pre", "script", "style", "kbd", "samp", "textarea"}
@@ -105,11 +107,21 @@ def _scanner() -> MarkdownIt:
 def markdown_leftovers(markdown: str) -> list[Leftover]:
     """``[[`` that a Markdown reader (or model) would see: any xref the copy still holds, or
     brackets the parser left as text. Parsed here, not through ``parse_tokens``: generated
-    files are scanned once, and caching their tokens would hold megabytes for nothing."""
+    files are scanned once, and caching their tokens would hold megabytes for nothing.
+
+    A whole-glossary file (llms-full.txt: 2.3 MB at 1,000 terms, 84 MiB of tokens parsed
+    whole) is parsed one term at a time where that gives the same tokens (:func:`_parts`)."""
     if "[[" not in markdown:
         return []
+    try:
+        return [leftover for tokens in _parts(markdown) for leftover in _token_leftovers(tokens)]
+    except _Inseparable:
+        return _token_leftovers(parser().parse(markdown))  # all of it: footnotes need their references parsed
+
+
+def _token_leftovers(tokens: Sequence[Token]) -> list[Leftover]:
     found: list[Leftover] = []
-    for token in _scanner().parse(markdown):
+    for token in tokens:
         if token.type == "html_block" and "[[" in token.content:
             found.append(Leftover(token.content[token.content.index("[[") :][:_CONTEXT]))
         for child in token.children or []:
@@ -117,6 +129,49 @@ def markdown_leftovers(markdown: str) -> list[Leftover]:
                 start = child.content.index("[[")
                 found.append(Leftover(child.content[start : start + _CONTEXT]))
     return found
+
+
+#: Where llms-full.txt and the section files start a term: its anchor, alone on a line
+#: between blank lines (emit/templates/llms-*.txt.j2).
+_ANCHOR_LINE = re.compile(r'(?<=\n\n)<a id="[^"\n]*"></a>\n(?=\n)')
+
+
+class _Inseparable(Exception):
+    """The text cannot be parsed in pieces (see :func:`_parts`)."""
+
+
+def _parts(markdown: str) -> Iterator[list[Token]]:
+    """The token stream of ``markdown``, in pieces that together are the stream of the whole.
+
+    The text is cut before each anchor line (:data:`_ANCHOR_LINE`). A piece is parsed with
+    the anchor line that ends it, and holds only when that line starts a top-level block
+    there: the block parser reads line by line, so nothing of the piece is open when the
+    next one starts, and parsing the rest alone gives the tokens the whole text gives from
+    that line on. Link reference definitions and footnotes reach across the text (footnotes
+    are moved to its end), and so may what the parser normalises (CR, NUL): for those, or
+    a piece that does not close, this raises _Inseparable and the caller parses the whole
+    (fully: the selective scanner would drop a footnote whose reference it did not parse).
+    """
+    if "\r" in markdown or "\0" in markdown:
+        raise _Inseparable
+    start = 0
+    for cut in [*(m.start() for m in _ANCHOR_LINE.finditer(markdown)), len(markdown)]:
+        if cut == start:
+            continue
+        last = cut == len(markdown)
+        env: dict = {}
+        tokens = _scanner().parse(markdown[start:] if last else markdown[start : markdown.index("\n", cut) + 2], env)
+        notes = env.get("footnotes") or {}  # the plugin leaves an empty record behind
+        if env.get("references") or notes.get("refs") or notes.get("list"):
+            raise _Inseparable
+        if not last:
+            line = markdown.count("\n", start, cut)
+            head = next((i for i, token in enumerate(tokens) if token.level == 0 and token.map is not None and token.map[0] >= line), None)
+            if head is None or tokens[head].map[0] != line:  # the anchor line is inside an open block
+                raise _Inseparable
+            del tokens[head:]
+        yield tokens
+        start = cut
 
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")

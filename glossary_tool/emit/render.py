@@ -24,7 +24,7 @@ from markdown_it.token import Token
 
 from glossary_tool.emit.html_parts import highlight
 from glossary_tool.emit.links import Linker
-from glossary_tool.load.body import inline_text, parse_tokens, parser, unique_anchor
+from glossary_tool.load.body import inline_text, parse_once, parse_tokens, parser, unique_anchor
 from glossary_tool.model import Glossary, Link, Snippet, Term
 from glossary_tool.text import slugify
 
@@ -165,7 +165,7 @@ class _Renderer(RendererHTML):
             env["skip"].update(line for line in range(snippet.body_start + 1, snippet.body_end))
             block = opts.snippets(env["term"], snippet)
             if isinstance(block, MarkdownBlock):  # rendered by this engine, in this page (tab ids stay unique)
-                block = render_tokens(parse_tokens(block), opts, env["page"])
+                block = render_tokens(parse_once(block), opts, env["page"])
             env["slots"].append(block)
             return _SLOT.format(len(env["slots"]) - 1) + "\n"
         lang = token.info.split(None, 1)[0] if token.info.strip() else ""
@@ -283,4 +283,4 @@ def render_markdown(text: str, options: RenderOptions, page: PageState | None = 
     """Generated Markdown (home, section lists, A-Z, Rosetta, the map): same engine, no term
     context, not sanitised (it is ours: the map is an inline SVG)."""
     page = page if page is not None else PageState()
-    return Rendered(render_tokens(parse_tokens(text), options, page), page.toc())
+    return Rendered(render_tokens(parse_once(text), options, page), page.toc())

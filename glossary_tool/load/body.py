@@ -12,9 +12,8 @@ import difflib
 import functools
 import html
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, TypeVar
 
 from markdown_it import MarkdownIt
@@ -67,18 +66,47 @@ def parser() -> MarkdownIt:
     return _PARSER
 
 
-@lru_cache(maxsize=16384)
+#: Token streams kept by :func:`parse_tokens`, most recently used last. A 250-word body's
+#: stream holds about 60 KB of Python objects, so the bound matters (BENCHMARKS.md, peak
+#: memory): a build forgets a term's stream once its page is rendered (:func:`forget_tokens`).
+TOKEN_CACHE_SIZE = 16384
+_TOKENS: dict[str, tuple[Token, ...]] = {}
+
+
 def parse_tokens(body: str) -> tuple[Token, ...]:
     """The token stream of a body, parsed once per process and shared by `check` and every
     renderer (tokens are never mutated after this). Each ``xref`` token's meta gains its
     0-based body ``line``/``col`` and exclusive ``end_line``/``end_col``, so diagnostics
     point at the source and the Markdown copy replaces exactly the written text.
 
+    Kept until :func:`forget_tokens` or until TOKEN_CACHE_SIZE newer bodies push it out.
     Raises RecursionError for Markdown nested too deeply to parse (see parse_body).
     """
-    tokens = parser().parse(body)
-    _locate_xrefs(body.split("\n"), tokens)
+    tokens = _TOKENS.pop(body, None)
+    if tokens is None:
+        tokens = parse_once(body)
+        if len(_TOKENS) >= TOKEN_CACHE_SIZE:
+            _TOKENS.pop(next(iter(_TOKENS)), None)
+    _TOKENS[body] = tokens
+    return tokens
+
+
+def parse_once(text: str) -> tuple[Token, ...]:
+    """:func:`parse_tokens` without keeping the result: for a text parsed once in a process
+    (a generated page, a Markdown copy), whose stream would only crowd out the bodies'."""
+    tokens = parser().parse(text)
+    _locate_xrefs(text.split("\n"), tokens)
     return tuple(tokens)
+
+
+def forget_tokens(bodies: Iterable[str] | None = None) -> None:
+    """Drop the kept streams of ``bodies`` (all of them: None). A build calls it for a term
+    whose page is rendered; a later :func:`parse_tokens` of the body parses it again."""
+    if bodies is None:
+        _TOKENS.clear()
+        return
+    for body in bodies:
+        _TOKENS.pop(body, None)
 
 
 _T = TypeVar("_T")
