@@ -82,7 +82,11 @@ def _descendants(pid: int) -> set[int]:
     found, todo = set(), [pid]
     while todo:
         current = todo.pop()
-        for task in Path(f"/proc/{current}/task").glob("*"):
+        try:  # a process may exit while we look: it then has no children to list
+            tasks = list(Path(f"/proc/{current}/task").iterdir())
+        except OSError:
+            continue
+        for task in tasks:
             with contextlib.suppress(OSError):
                 for child in (task / "children").read_text().split():
                     if int(child) not in found:

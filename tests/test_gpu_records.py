@@ -179,7 +179,7 @@ def test_no_output_fence_holds_an_h200_value_outside_an_on_line(real_project):
 def test_reference_gpus_are_read_from_mkdocs_yml_without_mkdocs():
     config = load_reference_gpus(REPO / "mkdocs.yml")
     assert config.diagnostics == ()
-    assert [(g.name, g.label, g.gpus) for g in config.gpus] == [("NVIDIA H100 80GB HBM3", "H100 SXM", 1), ("NVIDIA H200", "H200 SXM", 2)]
+    assert [(g.name, g.label, g.gpus) for g in config.gpus] == [("NVIDIA H100 80GB HBM3", "H100 SXM", 2), ("NVIDIA H200", "H200 SXM", 2)]
     source = (REPO / "glossary_tool/verify/reference.py").read_text()
     assert "import mkdocs" not in source and "from mkdocs" not in source
 

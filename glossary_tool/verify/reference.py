@@ -8,7 +8,7 @@ They are listed under the glossary plugin in ``mkdocs.yml``::
             - name: NVIDIA H100 80GB HBM3   # the CUDA device name, as the record stores it
               label: H100 SXM               # what tabs and badges call it
               compute_capability: "9.0"
-              gpus: 1                       # most GPUs of this model one verify run has
+              gpus: 2                       # most GPUs of this model one verify run has
             - name: NVIDIA H200
               label: H200 SXM
               compute_capability: "9.0"
