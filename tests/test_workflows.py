@@ -136,7 +136,7 @@ def test_gpu_verification_is_a_matrix_over_the_reference_gpu_runners_merged_in_o
     wf = load(GITHUB / "workflows" / "verify-gpu.yml")
     verify = wf["jobs"]["verify"]
     legs = {leg["runner"]: leg["only"] for leg in verify["strategy"]["matrix"]["include"]}
-    assert legs == {"h100": "", "h200": "", "h200x2": "--multi-gpu"}, "the 2-GPU node runs only the snippets that need two GPUs"
+    assert legs == {"h100": "", "h200": "", "h100x2": "--multi-gpu", "h200x2": "--multi-gpu"}, "the 2-GPU nodes run only the snippets that need two GPUs"
     assert verify["strategy"]["fail-fast"] is False
     upload = next(step for step in steps(verify) if step.get("uses", "").startswith("actions/upload-artifact"))
     assert upload["with"]["name"] == "records-${{ matrix.runner }}" and upload["if"] == "always()"
