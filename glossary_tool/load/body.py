@@ -52,7 +52,7 @@ _CODE_SPAN = re.compile(r"(`+)(?:.|\n)*?\1")
 #: Each pattern of ``_check_html`` needs one of these (a tag, an attribute, an attr_list, a
 #: link destination or reference definition): text with none is skipped without the regexes.
 _HTML_MARKERS = ("<", "=", "{", "](", "]:")
-_HTML_MARKER = re.compile(r"[<={]|\][(:]")  # any of _HTML_MARKERS, in one search
+_HTML_MARKER = re.compile("|".join(map(re.escape, _HTML_MARKERS)))  # any of them, in one search
 _NEWLINE = re.compile("\n")
 _FENCE_CLOSE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*$")
 
