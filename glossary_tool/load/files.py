@@ -7,6 +7,7 @@ reading it yields diagnostics, never an exception.
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -40,6 +41,9 @@ class LoadResult:
     #: (section, slug) of term files that exist but could not be loaded: their own error is
     #: the one report (the reading order does not also call them missing).
     unloaded: frozenset[tuple[str, str]] = frozenset()
+    #: A digest of the cache keys of ``terms``' parses, in order (each term is a function
+    #: of its key), or None when loaded without a cache: what the linker keys its result by.
+    digest: str | None = None
 
 
 def rel(root: Path, path: Path) -> str:
@@ -159,14 +163,21 @@ def parse_terms(
     needs nothing else of the tokens. A `glossary build`, which renders every body here,
     keeps one process (it would parse half the bodies twice).
     """
+    return _parse_keyed(files, store, processes, precompute)[0]
+
+
+def _parse_keyed(
+    files: list[TermFile], store: Cache | None, processes: int, precompute: tuple[Callable[[str], Any], ...]
+) -> tuple[list[ParseResult], list[str]]:
+    """:func:`parse_terms` and the cache key of each file (all empty without ``store``)."""
     keys = [f.cache_key() for f in files] if store is not None else [""] * len(files)
-    results: list[tuple[Term | None, tuple[Diagnostic, ...]] | None] = [store.get(k) if store is not None else None for k in keys]
+    results: list[ParseResult | None] = [store.get(k) if store is not None else None for k in keys]
     missing = [i for i, r in enumerate(results) if r is None]
     for i, result in zip(missing, _parse_all([files[i] for i in missing], processes, precompute), strict=True):
         results[i] = result
         if store is not None:
             store.put(keys[i], result)
-    return results  # type: ignore[return-value]  # every None was filled
+    return results, keys  # type: ignore[return-value]  # every None was filled
 
 
 #: Fewer misses than this per process are parsed in one process: a worker costs a fork and
@@ -367,18 +378,21 @@ def load_tree(root: Path, store: Cache | None = None, *, processes: int = 1, pre
         data = read_bytes(root, path, problems)
         files.append(None if data is None else TermFile(section, path.stem, shown, data))
         read_problems.append(problems)
-    parsed = iter(parse_terms([f for f in files if f is not None], store, processes=processes, precompute=precompute))
+    results, keys = _parse_keyed([f for f in files if f is not None], store, processes, precompute)
+    parsed = iter(zip(results, keys, strict=True))
+    digest = hashlib.sha256()
     for (section, path, _), file, problems in zip(tree.term_files, files, read_problems, strict=True):
         out.extend(problems)
-        term, diagnostics = next(parsed) if file is not None else (None, ())
+        (term, diagnostics), term_key = next(parsed) if file is not None else ((None, ()), "")
         out.extend(diagnostics)
         if term is None:
             unloaded.add((section, path.stem))
         else:
             terms.append(term)
+            digest.update(term_key.encode() + b"\0")
     pages, home = tree.pages, tree.home
     order = read_toc(root, out)
-    return LoadResult(root, tuple(terms), sections_in_order(root, order, pages), home, order, tuple(out), frozenset(unloaded))
+    return LoadResult(root, tuple(terms), sections_in_order(root, order, pages), home, order, tuple(out), frozenset(unloaded), digest.hexdigest() if store is not None else None)
 
 
 def sections_in_order(root: Path, order: ReadingOrder, pages: dict[str, Section]) -> tuple[Section, ...]:

@@ -1,0 +1,104 @@
+"""link/linker.py: the cached link result (LinkFacts) is reused only while nothing it reads changed.
+
+Each edit below changes one input of linking (a term's body, the reading order, a section
+page, a file that stops loading) after a warm cache exists; the cached run must then give
+exactly what linking without a cache gives. A cache key that left out that input would
+hand back the stale result, and the comparison would fail.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from glossary_tool.link import link_glossary
+from glossary_tool.link import linker as linker_module
+from glossary_tool.load import load_tree
+from glossary_tool.load.cache import Cache, project_cache
+from glossary_tool.model import Glossary
+from tests.conftest import REPO
+
+
+@pytest.fixture
+def copy(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    shutil.copytree(REPO / "glossary", root / "glossary")
+    return root
+
+
+def _summary(glossary: Glossary, diagnostics: list) -> tuple:
+    """Everything linking decides, in comparable form (diagnostics in their order)."""
+    links = {slug: [(link.source, link.target, link.xref) for link in found] for slug, found in glossary.links.items()}
+    equivalents = {slug: {vendor: (link.target, link.xref) for vendor, link in found.items()} for slug, found in glossary.equivalent_links.items()}
+    return [d.format() for d in diagnostics], links, dict(glossary.backlinks), equivalents
+
+
+def _link(root: Path, store: Cache | None) -> tuple:
+    loaded = load_tree(root / "glossary", store)
+    glossary, diagnostics = link_glossary(loaded, store)
+    if store is not None:
+        store.save()
+    return _summary(glossary, diagnostics)
+
+
+def _edit(path: Path, change: Callable[[str], str]) -> None:
+    text = path.read_text(encoding="utf-8")
+    changed = change(text)
+    assert changed != text, f"the edit changes {path.name}"
+    path.write_text(changed, encoding="utf-8")
+
+
+EDITS: dict[str, Callable[[Path], None]] = {
+    "a link's target": lambda g: _edit(g / "device-hardware" / "cuda-core.md", lambda t: t.replace("[[warp]]", "[[gpu]]", 1)),
+    "the reading order": lambda g: _edit(g / "toc.yml", lambda t: t.replace("  - cuda-core\n", "", 1)),
+    "a section page": lambda g: _edit(g / "device-hardware" / "index.md", lambda t: t + "\nSee [[no-such-term]].\n"),
+    "a file that stops loading": lambda g: (g / "device-hardware" / "cuda-core.md").write_bytes(b""),
+}
+
+
+def test_a_warm_link_reuses_the_stored_result(copy, monkeypatch):
+    cold = _link(copy, project_cache(copy))
+    assert cold == _link(copy, None)
+
+    def fail(*args: object) -> None:
+        raise AssertionError("linking ran again although nothing changed")
+
+    monkeypatch.setattr(linker_module, "_link_facts", fail)
+    assert _link(copy, project_cache(copy)) == cold
+
+
+@pytest.mark.parametrize("edit", EDITS, ids=list(EDITS))
+def test_an_edit_to_any_input_of_linking_is_seen(copy, edit):
+    before = _link(copy, project_cache(copy))
+    EDITS[edit](copy / "glossary")
+    uncached = _link(copy, None)
+    assert uncached != before, "the edit changes what linking gives"
+    assert _link(copy, project_cache(copy)) == uncached
+    assert _link(copy, project_cache(copy)) == uncached, "and the result stored after the edit is the new one"
+
+
+def test_links_are_made_on_use_and_keep_the_xref_objects(copy):
+    loaded = load_tree(copy / "glossary")
+    glossary, _ = link_glossary(loaded)
+    term = glossary.terms["cuda-core"]
+    links = glossary.links["cuda-core"]
+    assert links is glossary.links["cuda-core"], "made once"
+    assert [link.target for link in links] and all(any(link.xref is x for x in term.xrefs) for link in links)
+    assert all(glossary.link_for("cuda-core", link.xref) is link for link in links)
+    with pytest.raises(KeyError):
+        glossary.links["no-such-term"]
+
+
+def test_a_file_that_did_not_load_then_went_missing_is_seen(copy):
+    """Neither version has the term, so only the set of files that failed to load tells them
+    apart: a missing file listed in the reading order is an error, an unloadable one has its own."""
+    path = copy / "glossary" / "device-hardware" / "cuda-core.md"
+    path.write_bytes(b"")
+    before = _link(copy, project_cache(copy))
+    path.unlink()
+    uncached = _link(copy, None)
+    assert uncached != before
+    assert _link(copy, project_cache(copy)) == uncached
