@@ -102,3 +102,21 @@ def test_a_file_that_did_not_load_then_went_missing_is_seen(copy):
     uncached = _link(copy, None)
     assert uncached != before
     assert _link(copy, project_cache(copy)) == uncached
+
+
+def test_the_cached_reading_order_follows_toc_edits(copy):
+    """load/toc.py keeps the parse of toc.yml by its text: after an edit (one that breaks the
+    YAML, one that moves a term) a cached load reads what an uncached one reads."""
+    toc = copy / "glossary" / "toc.yml"
+    text = toc.read_text(encoding="utf-8")
+    original = load_tree(copy / "glossary")
+    moved = text.replace("  - cuda-core\n", "", 1).replace("  - gpu\n", "  - gpu\n  - cuda-core\n", 1)
+    for edited in (text + "device-hardware: [\n", moved):
+        toc.write_text(text, encoding="utf-8")
+        store = project_cache(copy)
+        load_tree(copy / "glossary", store)
+        store.save()
+        toc.write_text(edited, encoding="utf-8")
+        cached = load_tree(copy / "glossary", project_cache(copy))
+        uncached = load_tree(copy / "glossary")
+        assert (cached.order, cached.diagnostics) == (uncached.order, uncached.diagnostics) != (original.order, original.diagnostics)
