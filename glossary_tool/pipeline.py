@@ -125,7 +125,7 @@ def record_diagnostics(project: Project, glossary: Glossary, store: Cache | None
     from glossary_tool.verify.figure_check import figure_diagnostics
 
     records = _records_reader(project.records_dir)
-    reference = load_reference_gpus(project.mkdocs_yml)
+    reference = load_reference_gpus(project.mkdocs_yml, store)
     terms = glossary.ordered_terms()
     return [
         *reference.diagnostics,

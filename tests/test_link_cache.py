@@ -1,4 +1,6 @@
-"""link/linker.py: the cached link result (LinkFacts) is reused only while nothing it reads changed.
+"""Results a warm `glossary check` takes from the cache instead of computing them: the link
+result (link/linker.py LinkFacts), the reading order and the reference GPUs. Each is reused
+only while nothing it reads changed.
 
 Each edit below changes one input of linking (a term's body, the reading order, a section
 page, a file that stops loading) after a warm cache exists; the cached run must then give
@@ -120,3 +122,19 @@ def test_the_cached_reading_order_follows_toc_edits(copy):
         cached = load_tree(copy / "glossary", project_cache(copy))
         uncached = load_tree(copy / "glossary")
         assert (cached.order, cached.diagnostics) == (uncached.order, uncached.diagnostics) != (original.order, original.diagnostics)
+
+
+def test_the_cached_reference_gpus_follow_mkdocs_yml_edits(tmp_path):
+    """verify/reference.py keeps the reference GPUs read from mkdocs.yml by its text."""
+    from glossary_tool.verify.reference import load_reference_gpus
+
+    path = tmp_path / "mkdocs.yml"
+    before = "plugins:\n  - glossary:\n      reference_gpus:\n        - name: NVIDIA H100 80GB HBM3\n          compute_capability: '9.0'\n"
+    for after in (before.replace("H100 80GB HBM3", "H200"), before.replace("name:", "label:")):
+        path.write_text(before, encoding="utf-8")
+        store = project_cache(tmp_path)
+        first = load_reference_gpus(path, store)
+        store.save()
+        path.write_text(after, encoding="utf-8")
+        cached = load_reference_gpus(path, project_cache(tmp_path))
+        assert cached == load_reference_gpus(path) != first
