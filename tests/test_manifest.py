@@ -12,7 +12,7 @@ import pytest
 
 from glossary_tool.load import files as files_module
 from glossary_tool.load import load_tree
-from glossary_tool.load.cache import project_cache
+from glossary_tool.load.cache import CACHE_DIR, project_cache
 from tests.conftest import REPO
 
 AN_HOUR = 3600 * 10**9
@@ -51,6 +51,11 @@ def test_unchanged_files_are_not_read_again(copy, monkeypatch):
     assert len(read) == len(cold.terms) > 100
     warm, read = _load(copy, monkeypatch)
     assert read == [] and warm.terms == cold.terms and warm.diagnostics == cold.diagnostics
+    (written,) = (copy / CACHE_DIR).glob("load-*.pickle")
+    before = written.stat()
+    _load(copy, monkeypatch)
+    after = written.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns), "an unchanged manifest does not rewrite the cache"
 
 
 def test_an_edit_that_keeps_size_and_mtime_is_still_seen(copy, monkeypatch):

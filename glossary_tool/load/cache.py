@@ -200,7 +200,13 @@ class Cache:
         return self._used.get(name, self._stored.get(name))
 
     def put(self, name: str, value: Any) -> None:
-        if name in self._stored and self._stored[name] is not value:
+        self._used[name] = value
+
+    def replace(self, name: str, value: Any) -> None:
+        """:meth:`put` for an entry whose key stays while its value changes (load/files.py's
+        manifest): a value other than the stored one makes :meth:`save` write the file even
+        though the keys in use are the ones it read."""
+        if self._stored.get(name) is not value:
             self._replaced = True
         self._used[name] = value
 

@@ -448,7 +448,7 @@ def load_tree(root: Path, store: Cache | None = None, *, processes: int = 1, pre
         if file is not None and signature is not None and signature[3] < settled:
             fresh[shown] = (signature, term_key)
     if store is not None:
-        store.put(manifest_name, manifest if fresh == manifest else fresh)
+        store.replace(manifest_name, manifest if fresh == manifest else fresh)
     pages, home = tree.pages, tree.home
     order = read_toc(root, out, store)
     return LoadResult(root, tuple(terms), sections_in_order(root, order, pages), home, order, tuple(out), frozenset(unloaded), digest.hexdigest() if store is not None else None)
