@@ -102,7 +102,7 @@ def load_project(root: Path, *, check_records: bool = True, cache: bool = True, 
 
         precompute = (brackets_cannot_render, block_spans) if check_records else (brackets_cannot_render,)
     loaded = load_tree(project.glossary_dir, store, processes=processes, precompute=precompute)
-    glossary, problems = link_glossary(loaded)
+    glossary, problems = link_glossary(loaded, store)
     diagnostics = list(loaded.diagnostics) + problems
     reported = {(d.path, d.line) for d in diagnostics if d.code in ("xref-unparsed", "xref-in-html")}
     diagnostics += check_rendered(glossary, reported, store)
@@ -125,7 +125,7 @@ def record_diagnostics(project: Project, glossary: Glossary, store: Cache | None
     from glossary_tool.verify.figure_check import figure_diagnostics
 
     records = _records_reader(project.records_dir)
-    reference = load_reference_gpus(project.mkdocs_yml)
+    reference = load_reference_gpus(project.mkdocs_yml, store)
     terms = glossary.ordered_terms()
     return [
         *reference.diagnostics,

@@ -165,6 +165,8 @@ class Cache:
         self.kind = kind
         self._stored: dict[str, Any] = {}
         self._used: dict[str, Any] = {}
+        #: An entry was stored under a key already on file (a manifest that changed): save.
+        self._replaced = False
         self.hits = 0
         self.misses = 0
         if directory is not None:
@@ -192,13 +194,26 @@ class Cache:
         self._used[name] = value
         return value
 
+    def peek(self, name: str) -> Any | None:
+        """The stored result for key ``name``, or None, without counting a hit or a miss or
+        keeping it: for a lookup that is not a result of its own (load/files.py's manifest)."""
+        return self._used.get(name, self._stored.get(name))
+
     def put(self, name: str, value: Any) -> None:
+        self._used[name] = value
+
+    def replace(self, name: str, value: Any) -> None:
+        """:meth:`put` for an entry whose key stays while its value changes (load/files.py's
+        manifest): a value other than the stored one makes :meth:`save` write the file even
+        though the keys in use are the ones it read."""
+        if self._stored.get(name) is not value:
+            self._replaced = True
         self._used[name] = value
 
     def save(self) -> None:
         """Write the entries this run used (when they differ from what was read); a failure
         to write only costs the next run its head start."""
-        if self.directory is None or self._used.keys() == self._stored.keys():
+        if self.directory is None or (self._used.keys() == self._stored.keys() and not self._replaced):
             return
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
@@ -220,6 +235,7 @@ class Cache:
         except (OSError, pickle.PicklingError):
             return
         self._stored = dict(self._used)
+        self._replaced = False
 
 
 def project_cache(root: Path, enabled: bool = True) -> Cache:

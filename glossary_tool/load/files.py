@@ -7,7 +7,10 @@ reading it yields diagnostics, never an exception.
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
+import stat
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +43,9 @@ class LoadResult:
     #: (section, slug) of term files that exist but could not be loaded: their own error is
     #: the one report (the reading order does not also call them missing).
     unloaded: frozenset[tuple[str, str]] = frozenset()
+    #: A digest of the cache keys of ``terms``' parses, in order (each term is a function
+    #: of its key), or None when loaded without a cache: what the linker keys its result by.
+    digest: str | None = None
 
 
 def rel(root: Path, path: Path) -> str:
@@ -159,14 +165,31 @@ def parse_terms(
     needs nothing else of the tokens. A `glossary build`, which renders every body here,
     keeps one process (it would parse half the bodies twice).
     """
-    keys = [f.cache_key() for f in files] if store is not None else [""] * len(files)
-    results: list[tuple[Term | None, tuple[Diagnostic, ...]] | None] = [store.get(k) if store is not None else None for k in keys]
+    return _parse_keyed(files, store, processes, precompute)[0]
+
+
+def _parse_keyed(
+    files: list[TermFile],
+    store: Cache | None,
+    processes: int,
+    precompute: tuple[Callable[[str], Any], ...],
+    known: list[str | None] | None = None,
+) -> tuple[list[ParseResult], list[str]]:
+    """:func:`parse_terms` and the cache key of each file (all empty without ``store``);
+    ``known``: keys already known (load_tree's manifest), None where the bytes must be hashed."""
+    if store is None:
+        keys = [""] * len(files)
+    elif known is None:
+        keys = [f.cache_key() for f in files]
+    else:
+        keys = [k if k is not None else f.cache_key() for f, k in zip(files, known, strict=True)]
+    results: list[ParseResult | None] = [store.get(k) if store is not None else None for k in keys]
     missing = [i for i, r in enumerate(results) if r is None]
     for i, result in zip(missing, _parse_all([files[i] for i in missing], processes, precompute), strict=True):
         results[i] = result
         if store is not None:
             store.put(keys[i], result)
-    return results  # type: ignore[return-value]  # every None was filled
+    return results, keys  # type: ignore[return-value]  # every None was filled
 
 
 #: Fewer misses than this per process are parsed in one process: a worker costs a fork and
@@ -348,10 +371,38 @@ def walk_tree(root: Path, out: list[Diagnostic]) -> Tree:
     return Tree(tuple(files), pages, home)
 
 
+#: (device, inode, size, modification time, status-change time) of a term file (ns).
+Signature = tuple[int, int, int, int, int]
+#: shown path -> (the file's signature when it was read, the cache key of its bytes).
+Manifest = dict[str, tuple[Signature, str]]
+#: A file modified this recently (before the load started) is read and hashed even when its
+#: signature matches: a second write within the file system's timestamp granularity would
+#: leave the signature as it was (git's "racy" entries). Writing a file moves its
+#: modification time, so only that time is compared; the change time is in the signature,
+#: so even an edit whose modification time is set back (``touch -d``) is seen.
+RACY_NS = 2_000_000_000
+
+
+def _signature(path: Path) -> Signature | None:
+    """``path``'s :data:`Signature`, or None where the manifest must not vouch for it: a
+    symbolic link, not a regular file, too large, gone (read_bytes then says why)."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_BYTES:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
 def load_tree(root: Path, store: Cache | None = None, *, processes: int = 1, precompute: tuple[Callable[[str], Any], ...] = ()) -> LoadResult:
     """Load every term and section page under ``root`` (the ``glossary/`` folder); ``store``
     holds term parses of earlier runs (see load/cache.py); ``processes`` and ``precompute``:
-    see :func:`parse_terms`."""
+    see :func:`parse_terms`.
+
+    With ``store``, a manifest there maps each term file's :data:`Signature` to the cache key
+    of its bytes: a file whose signature is unchanged is neither read nor hashed again (a
+    tenth of a warm check at 5,000 terms)."""
     root = Path(root)
     out: list[Diagnostic] = []
     if not root.is_dir():
@@ -361,24 +412,46 @@ def load_tree(root: Path, store: Cache | None = None, *, processes: int = 1, pre
     terms: list[Term] = []
     unloaded: set[tuple[str, str]] = set()
     files: list[TermFile | None] = []
+    known: list[str | None] = []
+    signatures: list[Signature | None] = []
     read_problems: list[list[Diagnostic]] = []
+    manifest_name = cache.key("manifest", root.as_posix())
+    manifest: Manifest = (store.peek(manifest_name) or {}) if store is not None else {}
+    settled = time.time_ns() - RACY_NS
     for section, path, shown in tree.term_files:
         problems: list[Diagnostic] = []
-        data = read_bytes(root, path, problems)
-        files.append(None if data is None else TermFile(section, path.stem, shown, data))
+        signature = _signature(path) if store is not None else None
+        entry = manifest.get(shown) if signature is not None else None
+        if entry is not None and entry[0] == signature and store is not None and store.peek(entry[1]) is not None:
+            files.append(TermFile(section, path.stem, shown, b""))  # never parsed: its result is stored under entry[1]
+            known.append(entry[1])
+        else:
+            data = read_bytes(root, path, problems)
+            files.append(None if data is None else TermFile(section, path.stem, shown, data))
+            known.append(None)
+        signatures.append(signature)
         read_problems.append(problems)
-    parsed = iter(parse_terms([f for f in files if f is not None], store, processes=processes, precompute=precompute))
-    for (section, path, _), file, problems in zip(tree.term_files, files, read_problems, strict=True):
+    present = [i for i, f in enumerate(files) if f is not None]
+    results, keys = _parse_keyed([files[i] for i in present], store, processes, precompute, [known[i] for i in present])  # type: ignore[misc]
+    parsed = iter(zip(results, keys, strict=True))
+    digest = hashlib.sha256()
+    fresh: Manifest = {}
+    for (section, path, shown), file, problems, signature in zip(tree.term_files, files, read_problems, signatures, strict=True):
         out.extend(problems)
-        term, diagnostics = next(parsed) if file is not None else (None, ())
+        (term, diagnostics), term_key = next(parsed) if file is not None else ((None, ()), "")
         out.extend(diagnostics)
         if term is None:
             unloaded.add((section, path.stem))
         else:
             terms.append(term)
+            digest.update(term_key.encode() + b"\0")
+        if file is not None and signature is not None and signature[3] < settled:
+            fresh[shown] = (signature, term_key)
+    if store is not None:
+        store.replace(manifest_name, manifest if fresh == manifest else fresh)
     pages, home = tree.pages, tree.home
-    order = read_toc(root, out)
-    return LoadResult(root, tuple(terms), sections_in_order(root, order, pages), home, order, tuple(out), frozenset(unloaded))
+    order = read_toc(root, out, store)
+    return LoadResult(root, tuple(terms), sections_in_order(root, order, pages), home, order, tuple(out), frozenset(unloaded), digest.hexdigest() if store is not None else None)
 
 
 def sections_in_order(root: Path, order: ReadingOrder, pages: dict[str, Section]) -> tuple[Section, ...]:

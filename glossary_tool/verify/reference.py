@@ -30,6 +30,8 @@ from typing import Any
 import yaml
 
 from glossary_tool.diagnostics import Diagnostic, error
+from glossary_tool.load import cache
+from glossary_tool.load.cache import Cache
 from glossary_tool.model import Snippet
 from glossary_tool.verify.records import Machine, gpu_key
 
@@ -117,13 +119,26 @@ class ReferenceConfig:
         return gpu_label(machine, self.gpus, snippet)
 
 
-def load_reference_gpus(mkdocs_yml: Path) -> ReferenceConfig:
-    """The reference GPUs of the glossary whose config is ``mkdocs_yml`` (none if it has none)."""
+def load_reference_gpus(mkdocs_yml: Path, store: Cache | None = None) -> ReferenceConfig:
+    """The reference GPUs of the glossary whose config is ``mkdocs_yml`` (none if it has none).
+    ``store``: the result for the same text is kept there (the site config in pure-Python
+    YAML cost a warm check 30 ms)."""
     try:
         text = mkdocs_yml.read_text(encoding="utf-8")
     except OSError:
         return ReferenceConfig(())
     where = str(mkdocs_yml.name)
+    if store is None:
+        return _reference_gpus(where, text)
+    name = cache.key("reference-gpus", where, text)
+    found = store.peek(name)  # not counted: the cache's hits and misses are term files'
+    if found is None:
+        found = _reference_gpus(where, text)
+    store.put(name, found)
+    return found
+
+
+def _reference_gpus(where: str, text: str) -> ReferenceConfig:
     try:
         data = yaml.load(text, Loader=_Loader) or {}
     except yaml.YAMLError as exc:
