@@ -10,13 +10,16 @@ gives exactly the pages the single document gave; what spans the book is done ap
    where its anchors and bookmarks fell and each page's running head.
 2. The front matter (title page, contents) is numbered i, ii, ... as in printed books and
    the body from 1, so the body's numbers are known as soon as the parts are: the contents,
-   with each entry's number written out, are laid out here while a child lays out the
-   "stamps": one page per body page holding only the page-margin boxes (running head and
-   number), in the same page style, so they print what the single document printed there.
-3. pypdf joins the pages, draws each stamp over its page as a form XObject (no content stream
-   is parsed), turns links into other parts (written ``x-glossary-anchor:NAME``, which
-   WeasyPrint keeps as a URI) into the named destinations the other links use, and writes
-   one outline, one destination name tree and page labels (i, ii, ..., 1, 2, ...).
+   with each entry's number written out, are laid out in a child while this process lays out
+   the stamps' "sheet" (one page per distinct running head, and page numbers of each length,
+   in the body's page style) and joins the parts.
+3. pypdf joins the pages and draws each page's stamp over it as a form XObject: the sheet's
+   page for its running head, and its number written with the sheet's font at the place the
+   sheet's number of that length took (no per-page layout: laying out a page of margin boxes
+   for each of the ~680 body pages took 10 s). It turns links into other parts (written
+   ``x-glossary-anchor:NAME``, which WeasyPrint keeps as a URI) into the named destinations
+   the other links use, and writes one outline, one destination name tree and page labels
+   (i, ii, ..., 1, 2, ...).
 
 Same input, same bytes (no dates; the file identifier is a digest of the parts), on any
 number of cores: that only sets how many parts are laid out at once.
@@ -30,6 +33,7 @@ import io
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 from urllib.parse import unquote
 
@@ -42,6 +46,7 @@ PARTS = 2
 #: destinations.
 XREF_SCHEME = "x-glossary-anchor:"
 STAMP = "/GlossaryStamp"
+DIGITS = "0123456789"
 
 #: ``ul`` markers are laid out inside the item, hanging by their own width ("• " in DejaVu
 #: Serif is 0.908 em), so the page looks as with the default outside markers: WeasyPrint
@@ -117,11 +122,38 @@ def _document(title: str, css: str, body: str, lang: str = "en") -> str:
     return f'<!DOCTYPE html><html lang="{lang}"><head><meta charset="utf-8"/><title>{html.escape(title)}</title><style>{css}</style></head><body>{body}</body></html>'
 
 
+@cache
+def _html_class() -> Any:
+    """WeasyPrint's ``HTML`` with its user-agent stylesheet less the footnote and note
+    pseudo-element rules (``::footnote-call``, ``::note-marker``, ...). Those selectors are
+    tried on every element of the document: 2.7 s of the 3.9 s cascade of a 357-page part.
+    They style only elements floated as footnotes or notes (``float: footnote``), which the
+    book has none of (its footnotes are ordinary lists), so the pages are the same. Where
+    this WeasyPrint lays out its stylesheet otherwise, the plain class is used."""
+    from weasyprint import CSS, HTML
+
+    try:
+        from weasyprint.css.counters import CounterStyle
+        from weasyprint.html import UA
+
+        HTML._ua_stylesheets  # noqa: B018  (present in the supported versions; checked, not assumed)
+    except (ImportError, AttributeError):
+        return HTML
+    kept = [line for line in UA.splitlines() if not line.startswith(("::footnote-", "::note-"))]
+    if len(kept) == len(UA.splitlines()):
+        return HTML
+    sheet = CSS(string="\n".join(kept), counter_style=CounterStyle())
+
+    class BookHTML(HTML):
+        def _ua_stylesheets(self, forms: bool = False) -> list[Any]:
+            return [sheet, *super()._ua_stylesheets(forms)[1:]]
+
+    return BookHTML
+
+
 def render(document: str, base_url: str) -> Rendered:
     """Lay out and write one document; runs in a forked child."""
-    from weasyprint import HTML
-
-    doc = HTML(string=document, base_url=base_url).render()
+    doc = _html_class()(string=document, base_url=base_url).render()
     anchors: dict[str, tuple[int, float, float]] = {}
     heads: list[str] = []
     head = ""
@@ -191,10 +223,15 @@ def _css_string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\a ") + '"'
 
 
-def stamp_document(first: int, heads: Sequence[str], css: str) -> str:
-    """One page per head: only the running head and the page number, from page ``first`` on."""
-    pages = [f'<div class="stamp" style="{html.escape(f"string-set: chapter {_css_string(head)}, folio {_css_string(str(first + i))}")}"></div>' for i, head in enumerate(heads)]
-    return _document("stamps", css + PAGE_CSS + margin_css("string(folio)") + STAMP_CSS, "".join(pages))
+def sheet_document(heads: Sequence[str], last: int, css: str) -> str:
+    """The stamps' sample sheet: one page per distinct running head (no number), then one
+    whose number is every digit (so the font subset holds them all and the join learns their
+    glyphs), then one per length of number up to ``last``'s, each in the page style of the
+    body, so every piece sits where the single document put it."""
+    folios = [DIGITS, *("0" * n for n in range(1, len(str(last)) + 1))]
+    pages = [(head, "") for head in dict.fromkeys(heads)] + [("", folio) for folio in folios]
+    body = "".join(f'<div class="stamp" style="{html.escape(f"string-set: chapter {_css_string(head)}, folio {_css_string(folio)}")}"></div>' for head, folio in pages)
+    return _document("stamps", css + PAGE_CSS + margin_css("string(folio)") + STAMP_CSS, body)
 
 
 def _parallel(tasks: Sequence[Callable[[], Rendered]], here: Callable[[], Rendered]) -> tuple[Rendered, list[Rendered]]:
@@ -213,11 +250,12 @@ def _parallel(tasks: Sequence[Callable[[], Rendered]], here: Callable[[], Render
 
 
 def render_book(title: str, lines: Sequence[str], chapters: Sequence[Chapter], css: str, base_url: str) -> bytes:
-    """The whole book's PDF: the parts at once, then the front matter beside the stamps, then the join.
+    """The whole book's PDF: the parts at once, then the front matter beside the join.
 
     The front matter is numbered apart (i, ii, ...; the body from 1, as in printed books), so
     the body's page numbers do not wait for the contents' length and the contents, which
-    print the body's numbers, are laid out once."""
+    print the body's numbers, are laid out once, in a child while this process lays out the
+    stamps' sheet and joins the parts."""
     renders = [lambda d=d: render(d, base_url) for d in (part_document(run, title, css) for run in split(chapters))]
     first, rest = _parallel(renders[1:], renders[0])
     parts = [first, *rest]
@@ -228,56 +266,125 @@ def render_book(title: str, lines: Sequence[str], chapters: Sequence[Chapter], c
             number.setdefault(name, str(start + page + 1))
         start += part.pages
     heads = [head for part in parts for head in part.heads]
-    front, stamps = _parallel(
-        [lambda: render(stamp_document(1, heads, css), base_url)],
-        lambda: render(front_document(title, lines, chapters, lambda anchor: number.get(anchor, ""), css), base_url),
-    )
-    return join(title, front, parts, stamps)
+    front = Job(lambda: render(front_document(title, lines, chapters, lambda anchor: number.get(anchor, ""), css), base_url))
+    sheet = render(sheet_document(heads, len(heads), css), base_url)
+    return join(title, front.result, parts, sheet, heads)
 
 
-def join(title: str, front: Rendered, parts: Sequence[Rendered], stamps: Sequence[Rendered]) -> bytes:
-    """One PDF: the front matter, then each part's pages with their stamps drawn over them."""
+@dataclass(frozen=True)
+class _Folio:
+    """How the sheet draws a page number: its content stream with the number's position and
+    glyphs left as placeholders, and what fills them in."""
+
+    template: bytes
+    glyphs: dict[str, bytes]  # digit -> its glyph id, as hex
+    widths: dict[str, float]  # digit -> its advance, in the units of the number's x
+    x: dict[int, float]  # number of digits -> x of a number of zeros that long
+
+
+_X, _GLYPHS = b"/GlossaryFolioX", b"/GlossaryFolioGlyphs"
+
+
+def _folio(sheet: Any, pages: Sequence[Any], lengths: int) -> _Folio:
+    """Read from the sheet's number pages (every digit, then "0", "00", ...) what a page
+    number needs: WeasyPrint draws a number as one text-showing operator, in a CID font whose
+    widths the font dictionary lists."""
+    from pypdf.generic import ArrayObject, ContentStream, NameObject
+
+    def text(page: Any) -> tuple[ContentStream, int, int, bytes, float, Any]:
+        content = ContentStream(page.get_contents(), sheet)
+        ops = content.operations
+        shown = [i for i, (_, op) in enumerate(ops) if op == b"TJ"]
+        if len(shown) != 1:
+            raise ValueError(f"a page number of the stamps' sheet is drawn by {len(shown)} TJ operators, not 1")
+        at = max(i for i in range(shown[0]) if ops[i][1] == b"Tm")
+        font = next(ops[i][0] for i in range(shown[0], -1, -1) if ops[i][1] == b"Tf")
+        glyphs = b"".join(item.original_bytes for item in ops[shown[0]][0][0] if hasattr(item, "original_bytes"))
+        return content, shown[0], at, glyphs, float(ops[at][0][4]), font
+
+    content, shown, at, glyphs, _x, font = text(pages[0])
+    if len(glyphs) != 2 * len(DIGITS):
+        raise ValueError(f"the stamps' sheet drew the ten digits as {len(glyphs)} bytes, not two a glyph")
+    gids = {digit: glyphs[2 * i : 2 * i + 2] for i, digit in enumerate(DIGITS)}
+    cid_font = pages[0]["/Resources"]["/Font"][font[0]]["/DescendantFonts"][0].get_object()
+    advance: dict[int, float] = {}
+    w = list(cid_font.get("/W", []))
+    i = 0
+    while i < len(w):
+        if isinstance(w[i + 1], list):
+            advance.update((int(w[i]) + k, float(v)) for k, v in enumerate(w[i + 1]))
+            i += 2
+        else:
+            advance.update((c, float(w[i + 2])) for c in range(int(w[i]), int(w[i + 1]) + 1))
+            i += 3
+    default = float(cid_font.get("/DW", 1000))
+    size = float(font[1])
+    widths = {digit: advance.get(int.from_bytes(gid, "big"), default) * size / 1000 for digit, gid in gids.items()}
+    xs = {n: text(page)[4] for n, page in enumerate(pages[1 : lengths + 1], start=1)}
+    ops = content.operations
+    ops[at] = (ops[at][0][:4] + [NameObject(_X.decode()), ops[at][0][5]], b"Tm")
+    ops[shown] = ([ArrayObject([NameObject(_GLYPHS.decode())])], b"TJ")
+    content.operations = ops
+    return _Folio(content.get_data(), {d: gid.hex().encode() for d, gid in gids.items()}, widths, xs)
+
+
+def _stamp(folio: _Folio, head: bytes, number: str) -> bytes:
+    """A page's running head (the sheet's page for it) and number, each from the default state."""
+    x = folio.x[len(number)] + (len(number) * folio.widths["0"] - sum(folio.widths[d] for d in number)) / 2
+    drawn = folio.template.replace(_X, f"{x:f}".encode()).replace(_GLYPHS, b"<" + b"".join(folio.glyphs[d] for d in number) + b">")
+    return b"q\n" + head + b"\nQ\nq\n" + drawn + b"\nQ\n"
+
+
+def join(title: str, front_result: Callable[[], Rendered], parts: Sequence[Rendered], sheet: Rendered, heads: Sequence[str]) -> bytes:
+    """One PDF: the front matter (``front_result()``, wanted only once the parts are joined),
+    then each part's pages with their running head and number drawn over them."""
     from importlib.metadata import version
 
     from pypdf import PdfReader, PdfWriter
     from pypdf.generic import ArrayObject, ByteStringObject, DecodedStreamObject, DictionaryObject, Fit, FloatObject, NameObject, NumberObject, TextStringObject
 
     writer = PdfWriter()
-    pages: list[Any] = []  # the writer's page objects, in order
-    for doc in (front, *parts):
+    body: list[Any] = []  # the writer's page objects, in order
+    for doc in parts:
         for page in PdfReader(io.BytesIO(doc.pdf)).pages:
-            pages.append(writer.add_page(page))
+            body.append(writer.add_page(page))
 
-    def stream(data: bytes) -> Any:
+    def stream(data: bytes, **entries: Any) -> Any:
         obj = DecodedStreamObject()
         obj.set_data(data)
-        return writer._add_object(obj)
+        obj.update({NameObject(k): v for k, v in entries.items()})
+        return writer._add_object(obj.flate_encode() if entries else obj)
 
-    # Each stamp becomes a form XObject named in its part's resources (one dictionary that
-    # all the part's pages share, so it is not copied per page) and drawn after the page's
-    # own content, which is wrapped in q/Q so the stamp starts from the default state.
+    # Each page's stamp is a form XObject (its running head, a page of the sheet, and its
+    # number, drawn with the sheet's font) named in the page's resources (one dictionary that
+    # all a part's pages share) and drawn after the page's own content, which is wrapped in
+    # q/Q so the stamp starts from the default state.
+    reader = PdfReader(io.BytesIO(sheet.pdf))
+    distinct = list(dict.fromkeys(heads))
+    head_of = {head: reader.pages[i].get_contents().get_data() for i, head in enumerate(distinct)}
+    folio = _folio(reader, reader.pages[len(distinct) :], len(str(len(heads))))
+    resources = DictionaryObject()
+    for page in reader.pages:
+        for key, value in page["/Resources"].items():
+            value = value.get_object()
+            if isinstance(value, dict):
+                resources.setdefault(NameObject(key), DictionaryObject()).update(value)
+    resources = writer._add_object(resources.clone(writer))
+    box = ArrayObject(FloatObject(v) for v in reader.pages[0].mediabox)
     opening = stream(b"q\n")
-    stamped = iter(pages[front.pages :])
-    number = 0
-    for doc in stamps:
-        for stamp in PdfReader(io.BytesIO(doc.pdf)).pages:
-            page = next(stamped)
-            form = stamp.raw_get("/Contents").get_object().clone(writer)
-            form.update(
-                {
-                    NameObject("/Type"): NameObject("/XObject"),
-                    NameObject("/Subtype"): NameObject("/Form"),
-                    NameObject("/BBox"): ArrayObject(FloatObject(v) for v in stamp.mediabox),
-                    NameObject("/Resources"): stamp.raw_get("/Resources").clone(writer),
-                }
-            )
-            resources = page["/Resources"]
-            if "/XObject" not in resources:
-                resources[NameObject("/XObject")] = DictionaryObject()
-            name = f"{STAMP}{number}"
-            resources["/XObject"][NameObject(name)] = writer._add_object(form)
-            page[NameObject("/Contents")] = ArrayObject([opening, page.raw_get("/Contents"), stream(f"Q\n{name} Do\n".encode())])
-            number += 1
+    for number, (page, head) in enumerate(zip(body, heads, strict=True)):
+        form = stream(_stamp(folio, head_of[head], str(number + 1)), **{"/Type": NameObject("/XObject"), "/Subtype": NameObject("/Form"), "/BBox": box, "/Resources": resources})
+        page_resources = page["/Resources"]
+        if "/XObject" not in page_resources:
+            page_resources[NameObject("/XObject")] = DictionaryObject()
+        name = f"{STAMP}{number}"
+        page_resources["/XObject"][NameObject(name)] = form
+        page[NameObject("/Contents")] = ArrayObject([opening, page.raw_get("/Contents"), stream(f"Q\n{name} Do\n".encode())])
+
+    front = front_result()
+    for index, page in enumerate(PdfReader(io.BytesIO(front.pdf)).pages):
+        writer.insert_page(page, index)
+    pages = list(writer.pages)
 
     # one name tree for every anchor; the first of a name wins (WeasyPrint's rule)
     firsts: list[int] = []
@@ -324,7 +431,7 @@ def join(title: str, front: Rendered, parts: Sequence[Rendered], stamps: Sequenc
     writer.add_metadata({"/Producer": f"WeasyPrint {version('weasyprint')}, pypdf {version('pypdf')}", "/Title": title})
     # The file identifier: a digest of the rendered documents (pypdf's own would write the
     # whole file once more to checksum it); same input, same bytes.
-    digest = hashlib.md5(b"".join(doc.pdf for doc in (front, *parts, *stamps)), usedforsecurity=False).digest()
+    digest = hashlib.md5(b"".join(doc.pdf for doc in (front, *parts, sheet)), usedforsecurity=False).digest()
     writer._ID = ArrayObject([ByteStringObject(b"gpu-glossary"), ByteStringObject(digest)])
     out = io.BytesIO()
     writer.write(out)
