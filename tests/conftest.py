@@ -195,6 +195,33 @@ def browser():
             chromium.close()
 
 
+#: The modules with the longest tests (pytest --durations), run first: xdist's
+#: worksteal hands each worker a contiguous share of the run and steals from the ends of the
+#: queues, so a long test left near the end would leave one worker running it alone. Those that
+#: do not need the real site come first, so the worker that builds it meanwhile is not waited on.
+SLOW_FIRST = (
+    "test_serve",
+    "test_page_cache",
+    "test_verify",
+    "test_packaging",
+    "test_background",
+    "test_browser",
+    "test_reading_browser",
+    "test_malformed",
+    "test_properties",
+    "test_book",
+    "test_linkcheck",
+    "test_determinism",
+    "test_mcp",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Slowest modules first (``SLOW_FIRST``), each module's tests kept together in their order."""
+    rank = {name: index for index, name in enumerate(SLOW_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.stem, len(rank)))
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     """In CI (GLOSSARY_REQUIRE_ALL=1) a test skipped because a tool is missing fails instead.

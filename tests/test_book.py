@@ -14,16 +14,19 @@ from lxml import etree
 from glossary_tool.cli import main
 from glossary_tool.emit.book import BookError, epub_bytes, export_pdf, make_book
 from glossary_tool.pipeline import load_project
-from tests.conftest import REPO, trio
+from tests.conftest import REPO, shared_once, trio
 
 XHTML = "{http://www.w3.org/1999/xhtml}"
 
 
 @pytest.fixture(scope="module")
 def real_epub(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("book") / "gpu-glossary.epub"
-    assert main(["--root", str(REPO), "export", "epub", "--out", str(out)]) == 0
-    return out
+    """The real book, exported once per test run (this module's tests may run on two workers)."""
+
+    def export(folder: Path) -> None:
+        assert main(["--root", str(REPO), "export", "epub", "--out", str(folder / "gpu-glossary.epub")]) == 0
+
+    return shared_once(tmp_path_factory, "real-epub", export) / "gpu-glossary.epub"
 
 
 def test_epubcheck_reports_no_errors_or_warnings(real_epub, monkeypatch):

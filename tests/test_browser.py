@@ -3,7 +3,8 @@
 The real glossary is built once per test run (``real_site``) and served from 127.0.0.1 under
 the same path as production (``/gpu-glossary/``, 404.html for a missing page). Every
 request the browser makes is recorded, and any that would leave 127.0.0.1 is aborted and
-fails the test, as does any console error. axe-core (vendored under tests/vendor/) checks
+fails the test, as does any console error. Tests that do not search are served an empty search
+index (``SEARCH_INDEX`` below: indexing the real one is a third of a page load). axe-core (vendored under tests/vendor/) checks
 accessibility; screenshots of a term page in both palettes go to test-artifacts/.
 
 Skipped, with the reason, only where Chromium or Playwright is missing.
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import json
 import os
 import re
 import shutil
@@ -24,7 +26,6 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from glossary_tool.pipeline import load_project
 from tests.conftest import REPO
 
 try:
@@ -122,7 +123,24 @@ class Watched:
         assert not self.failed, f"failed requests: {self.failed}"
 
 
-def _open(browser: Browser, base: str, scheme: str = "light") -> Watched:
+#: Material fetches the search index on every page load and its worker indexes all of it (1.2 MB
+#: of text): about a third of the CPU of a page load. Tests that do not search get the index
+#: with its ``config`` and no documents; those marked ``search_index`` (the searches, and the
+#: test that every kind of page loads cleanly) get the real one.
+SEARCH_INDEX = "search/search_index.json"
+_empty_indexes: dict[str, str] = {}
+
+
+def _empty_index(route) -> str:
+    """The site's search index with its config kept and no documents (read once per URL)."""
+    url = route.request.url
+    if url not in _empty_indexes:
+        real = route.fetch().json()
+        _empty_indexes[url] = json.dumps({**real, "docs": []})
+    return _empty_indexes[url]
+
+
+def _open(browser: Browser, base: str, scheme: str = "light", *, search_index: bool = False) -> Watched:
     context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=scheme, service_workers="block")
     page = context.new_page()
     watched = Watched(page, context, base)
@@ -130,7 +148,9 @@ def _open(browser: Browser, base: str, scheme: str = "light") -> Watched:
 
     def on_route(route) -> None:
         url = route.request.url
-        if url.startswith(origin) or url.startswith(("data:", "blob:")):
+        if url == base + SEARCH_INDEX and not search_index:
+            route.fulfill(status=200, content_type="application/json", body=_empty_index(route))
+        elif url.startswith(origin) or url.startswith(("data:", "blob:")):
             route.continue_()
         else:
             watched.offsite.append(url)
@@ -145,8 +165,8 @@ def _open(browser: Browser, base: str, scheme: str = "light") -> Watched:
 
 
 @pytest.fixture
-def web(browser: Browser, base_url: str) -> Iterator[Watched]:
-    watched = _open(browser, base_url)
+def web(request: pytest.FixtureRequest, browser: Browser, base_url: str) -> Iterator[Watched]:
+    watched = _open(browser, base_url, search_index=request.node.get_closest_marker("search_index") is not None)
     try:
         yield watched
     finally:
@@ -226,6 +246,7 @@ def _search(web: Watched, query: str, expected_href: str, within: int) -> list[s
     return hrefs
 
 
+@pytest.mark.search_index
 def test_search_finds_a_term_by_its_abbreviation(web: Watched, glossary):
     sm = glossary.terms["streaming-multiprocessor"]
     assert sm.abbreviation == "SM"
@@ -246,6 +267,7 @@ def _distinct_alias(glossary) -> tuple[str, str]:
     pytest.skip("no single-word alias that appears in no title")
 
 
+@pytest.mark.search_index
 def test_search_finds_a_term_by_an_alias_first(web: Watched, glossary):
     alias, slug = _distinct_alias(glossary)
     term = glossary.terms[slug]
@@ -336,6 +358,7 @@ def test_keyboard_n_and_p_follow_the_reading_order(web: Watched, glossary):
     web.assert_clean()
 
 
+@pytest.mark.search_index
 def test_pages_load_without_console_errors_or_offsite_requests(web: Watched, glossary, real_site):
     paths = ["", "a-z/", "rosetta/", f"{glossary.sections[0].slug}/"]
     snippet_term = next((t for t in glossary.ordered_terms() if t.snippets), None)
@@ -386,17 +409,16 @@ def test_cite_this_term_opens_from_the_keyboard(web: Watched):
 AXE_PAGES = {"home": "", "term": "device-software/warp/", "a-z": "a-z/", "diagram": "map/", "code": None, "whats-new": "whats-new/"}
 
 
-def _page_with_python_snippet() -> str | None:
+def _page_with_python_snippet(glossary) -> str | None:
     """Highlighted Python has the most syntax colours (keywords, operators such as 'in')."""
-    glossary = load_project(REPO, check_records=False).glossary
     term = next((t for t in glossary.ordered_terms() if any(s.lang == "python" for s in t.snippets)), None)
     return f"{term.section}/{term.slug}/" if term else None
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("name", list(AXE_PAGES))
-def test_axe_finds_no_serious_or_critical_violations(browser: Browser, base_url: str, real_site: Path, name: str, scheme: str):
-    path = AXE_PAGES[name] if name != "code" else _page_with_python_snippet()
+def test_axe_finds_no_serious_or_critical_violations(browser: Browser, base_url: str, real_site: Path, glossary, name: str, scheme: str):
+    path = AXE_PAGES[name] if name != "code" else _page_with_python_snippet(glossary)
     if name == "diagram" and not (real_site / "map/index.html").exists():
         pytest.skip("no map/ page in this build (no diagrams yet)")
     if path is None:

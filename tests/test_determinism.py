@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, TRIO_TOC, term_text, trio, with_site_config, write_glossary
+from tests.conftest import REPO, TRIO_TOC, shared_once, term_text, trio, with_site_config, write_glossary
 
 EPOCH = "1700000000"
 
@@ -43,12 +43,17 @@ def _tree(path: Path) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def two_builds(tmp_path_factory) -> tuple[Path, Path]:
-    first = _fixture_repo(tmp_path_factory.mktemp("det-a") / "repo")
-    second = _fixture_repo(tmp_path_factory.mktemp("det-b") / "elsewhere" / "repo")
-    _build(first, first / "site", "1")
-    time.sleep(1.1)  # a different wall-clock second: any timestamp leaking in shows up
-    _build(second, second / "public", "4242")
-    return first / "site", second / "public"
+    """Built once per test run (this module's tests may run on two workers)."""
+
+    def make(folder: Path) -> None:
+        first = _fixture_repo(folder / "det-a" / "repo")
+        second = _fixture_repo(folder / "det-b" / "elsewhere" / "repo")
+        _build(first, first / "site", "1")
+        time.sleep(1.1)  # a different wall-clock second: any timestamp leaking in shows up
+        _build(second, second / "public", "4242")
+
+    folder = shared_once(tmp_path_factory, "two-builds", make)
+    return folder / "det-a" / "repo" / "site", folder / "det-b" / "elsewhere" / "repo" / "public"
 
 
 def test_two_builds_are_byte_identical(two_builds):

@@ -140,6 +140,7 @@ def test_name_queries_cover_every_section_and_vendor(glossary):
     assert len(NAME_QUERIES) >= 40
 
 
+@pytest.mark.search_index
 def test_search_puts_the_named_term_first(web: Watched, glossary):
     web.goto("")
     _open_search(web.page)
@@ -155,6 +156,7 @@ def test_search_puts_the_named_term_first(web: Watched, glossary):
     web.assert_clean()
 
 
+@pytest.mark.search_index
 def test_prefix_matches_come_right_after_the_exact_one(web: Watched, glossary):
     """'warp' is the Warp; terms with a name starting 'warp' (Warp Scheduler, Warp Shuffle...) come before full-text hits."""
     web.goto("")
@@ -287,8 +289,8 @@ def test_compiler_explorer_link_sends_nothing_until_clicked(web: Watched, glossa
     web.assert_clean()
 
 
-def test_sass_opcodes_link_to_their_terms_with_a_preview(web: Watched, glossary):
-    loaded_table = __import__("glossary_tool.pipeline", fromlist=["load_project"]).load_project(REPO, check_records=False).instructions
+def test_sass_opcodes_link_to_their_terms_with_a_preview(web: Watched, glossary, real_project):
+    loaded_table = real_project.instructions
     term = glossary.terms["warp-shuffle"]
     web.goto(f"{term.section}/{term.slug}/")
     page = web.page

@@ -1,7 +1,7 @@
 """`glossary serve` rebuilds incrementally: only the pages an edit changes, with the very
 bytes a clean build of the edited sources writes.
 
-Each step edits the sources of a synthetic glossary (30 terms with diagrams and snippet
+Each step edits the sources of a synthetic glossary (20 terms with a diagram and snippet
 records, benchmarks/generate.py), rebuilds the preview incrementally, builds a fresh
 preview of the same sources from scratch, and compares the two site trees file by file.
 Both run MkDocs' own ``serve`` (benchmarks/serve_driver.py stands in for its network
@@ -23,7 +23,7 @@ from benchmarks.serve_driver import Session, glossary_serve, mkdocs_serve
 from glossary_tool.pipeline import load_project
 from tests.conftest import with_site_config
 
-N = 30
+N = 20
 
 
 ADDR = "127.0.0.1:8765"  # never bound: the driver's server does not listen
@@ -73,12 +73,13 @@ def rename(root: Path) -> None:
 
 
 def delete(root: Path) -> None:
-    term_file(root, "term-00029").unlink()
+    last = f"term-{N - 1:05d}"
+    term_file(root, last).unlink()
     for path in (root / "glossary").glob("*/*.md"):
         text = path.read_text(encoding="utf-8")
-        if "[[term-00029]]" in text:
-            path.write_text(text.replace("[[term-00029]]", "term 29"), encoding="utf-8")
-    edit(root / "glossary" / "toc.yml", "  - term-00029\n", "")
+        if f"[[{last}]]" in text:
+            path.write_text(text.replace(f"[[{last}]]", f"term {N - 1}"), encoding="utf-8")
+    edit(root / "glossary" / "toc.yml", f"  - {last}\n", "")
 
 
 def add(root: Path) -> None:
@@ -100,7 +101,7 @@ def rerun(root: Path) -> None:
 
 
 # (name, edit, pages rebuilt: these term slugs; "linkers": the pages that show what changed
-# (in 30 terms of 15 links each, about half), not all; None: all of them)
+# (in 20 terms of 15 links each, most), not all; None: all of them)
 STEPS: list[tuple[str, Callable[[Path], None], set[str] | str | None]] = [
     ("nothing changed", lambda root: None, set()),
     ("a sentence added to one term", lambda root: edit(term_file(root, "term-00001"), "\n## Part\n", "\nOne more sentence.\n\n## Part\n"), {"term-00001"}),
