@@ -114,6 +114,18 @@ def _open_search(page) -> None:
     expect(page.locator(".md-search-result__meta")).not_to_contain_text("Initializing", timeout=20_000)
 
 
+#: Resolves once the result list has not changed for 80 ms: the search worker may answer the
+#: same query twice (on input and on keyup), and the second answer re-renders the list.
+_SETTLED = """() => new Promise(resolve => {
+  const list = document.querySelector('.md-search-result__list');
+  let timer;
+  const observer = new MutationObserver(() => { clearTimeout(timer); timer = setTimeout(done, 80); });
+  function done() { observer.disconnect(); resolve(); }
+  observer.observe(list, {childList: true, subtree: true, characterData: true});
+  timer = setTimeout(done, 80);
+})"""
+
+
 def _results_for(page, query: str) -> list[str]:
     """The result links for ``query`` once they are rendered (the list is empty in between)."""
     field = page.locator("input.md-search__input")
@@ -123,7 +135,7 @@ def _results_for(page, query: str) -> list[str]:
     field.fill(query)
     field.press("End")
     expect(page.locator(".md-search-result__item").first).to_be_attached(timeout=10_000)
-    page.wait_for_timeout(150)  # the worker may post twice while typing settles
+    page.evaluate(_SETTLED)  # the worker may post twice while typing settles
     return [h.split("?")[0] for h in page.locator(".md-search-result__item > a").evaluate_all("els => els.map(e => e.href)")]
 
 
