@@ -370,8 +370,15 @@ class PageInputs:
         if not term.snippets:
             return ""
         folder = record_dir(self.loaded.project.records_dir, term)
-        files = sorted(p for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else []
-        return digest(*(part for p in files for part in (p.relative_to(folder).as_posix(), p.read_bytes())))
+
+        def compute() -> str:
+            files = sorted(p for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else []
+            return digest(*(part for p in files for part in (p.relative_to(folder).as_posix(), p.read_bytes())))
+
+        if self.incremental is None:
+            return compute()
+        # serve: read again only when a file's size or time changed, or files came or went
+        return self.incremental.memoized(f"records\0{term.slug}", tree_stamp(folder), compute)
 
     def page(self, term: Term) -> str:
         """The digest of what ``term``'s page and copies are made of (cached for this build)."""
