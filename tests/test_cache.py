@@ -204,5 +204,5 @@ def test_an_unchanged_load_cache_is_not_read_again_in_the_same_process(copy, mon
     other._used = dict(list(first._stored.items())[:3])
     monkeypatch.setattr(cache_module, "_REMEMBERED", {})
     other.save()
-    monkeypatch.setattr(cache_module, "_REMEMBERED", {pickle_file: ((0, 0, 0), first._stored)})
+    monkeypatch.setattr(cache_module, "_REMEMBERED", {pickle_file: ((0, 0, 0), cache_module._signing_key(), first._stored)})
     assert project_cache(copy)._stored.keys() == other._used.keys() and reads == [1]

@@ -153,10 +153,10 @@ def key(kind: str, *parts: str | bytes) -> str:
 
 
 #: The load cache's entries as last read or written by this process, by file, with the
-#: file's (inode, size, mtime): `glossary serve` loads the project on every rebuild, and
+#: file's (inode, size, mtime) and the signing key: `glossary serve` loads the project on every rebuild, and
 #: unpickling (and signing) an unchanged file again was a twentieth of a 1,000-term rebuild.
 #: Only the ``load`` kind: its values are the terms the loaded glossary holds anyway.
-_REMEMBERED: dict[Path, tuple[tuple[int, int, int], dict[str, Any]]] = {}
+_REMEMBERED: dict[Path, tuple[tuple[int, int, int], bytes, dict[str, Any]]] = {}
 _REMEMBER_KINDS = ("load",)
 
 
@@ -187,8 +187,8 @@ class Cache:
             file = self._file
             stamp = _stamp(file) if kind in _REMEMBER_KINDS else None
             remembered = _REMEMBERED.get(file)
-            if stamp is not None and remembered is not None and remembered[0] == stamp:  # the file this process last read or wrote
-                self._stored = dict(remembered[1])
+            if stamp is not None and remembered is not None and remembered[:2] == (stamp, _signing_key()):  # the file this process last read or wrote
+                self._stored = dict(remembered[2])
                 return
             with contextlib.suppress(Exception):  # missing, truncated, from another Python: start empty
                 data = file.read_bytes()
@@ -196,7 +196,7 @@ class Cache:
                 if hmac.compare_digest(view[:_SIGNATURE_SIZE], _sign(view[_SIGNATURE_SIZE:])):  # only what this user's runs wrote
                     self._stored = _read_entries(data)
                     if stamp is not None and _stamp(file) == stamp:
-                        _REMEMBERED[file] = (stamp, dict(self._stored))
+                        _REMEMBERED[file] = (stamp, _signing_key(), dict(self._stored))
 
     @property
     def _file(self) -> Path:
@@ -246,7 +246,7 @@ class Cache:
         self._stored = dict(self._used)
         stamp = _stamp(self._file) if self.kind in _REMEMBER_KINDS else None
         if stamp is not None:
-            _REMEMBERED[self._file] = (stamp, dict(self._stored))
+            _REMEMBERED[self._file] = (stamp, _signing_key(), dict(self._stored))
 
 
 def project_cache(root: Path, enabled: bool = True) -> Cache:
