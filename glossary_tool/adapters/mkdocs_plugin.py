@@ -35,12 +35,7 @@ from mkdocs.structure.toc import get_toc
 from mkdocs.utils import get_relative_url
 
 from glossary_tool.adapters.mkdocs_incremental import DirtyWarningFilter, Incremental, PageInputs, digest, extras_key, layout_key, map_key, plan_files, process_bytecode, record_inputs
-from glossary_tool.adapters.mkdocs_pages import skip_empty_render
 from glossary_tool.adapters.mkdocs_publish import Publisher
-from glossary_tool.adapters.mkdocs_search import Sections, parse_sections, replay_for
-from glossary_tool.adapters.mkdocs_search import decode as decode_sections
-from glossary_tool.adapters.mkdocs_search import encode as encode_sections
-from glossary_tool.adapters.mkdocs_search import supported as search_supported
 from glossary_tool.atomic import write_bytes
 from glossary_tool.background import BackgroundError, Job, can_fork
 from glossary_tool.diagnostics import Diagnostic, Severity, errors
@@ -116,25 +111,21 @@ class Reused:
 
 @dataclass(frozen=True)
 class Content:
-    """A page's finished content: HTML, contents (None: MkDocs' own), what was found wrong
-    in it, and (in a build) its search sections as Material's parser reads them
-    (adapters/mkdocs_search.py)."""
+    """A page's finished content: HTML, contents (None: MkDocs' own), and what was found wrong in it."""
 
     html: str
     toc: tuple[TocEntry, ...] | None
     diagnostics: tuple[Diagnostic, ...]
-    search: Sections | None = None
 
-    def __reduce__(self) -> tuple[Callable[..., Content], tuple[Any, ...]]:
+    def __reduce__(self) -> tuple[Callable[..., Content], tuple[bytes, tuple[TocEntry, ...] | None, tuple[Diagnostic, ...]]]:
         """Pickled (page cache, worker) with its HTML as UTF-8 bytes made for the occasion:
         pickle writes a str through the UTF-8 copy CPython then keeps inside the string for
         as long as it lives, a third more memory for each page until the build ends."""
-        search = None if self.search is None else encode_sections(self.search)
-        return _content, (self.html.encode("utf-8", "surrogatepass"), self.toc, self.diagnostics, search)
+        return _content, (self.html.encode("utf-8", "surrogatepass"), self.toc, self.diagnostics)
 
 
-def _content(html: bytes, toc: tuple[TocEntry, ...] | None, diagnostics: tuple[Diagnostic, ...], search: Any = None) -> Content:
-    return Content(html.decode("utf-8", "surrogatepass"), toc, diagnostics, None if search is None else decode_sections(search))
+def _content(html: bytes, toc: tuple[TocEntry, ...] | None, diagnostics: tuple[Diagnostic, ...]) -> Content:
+    return Content(html.decode("utf-8", "surrogatepass"), toc, diagnostics)
 
 
 class GlossaryConfig(Config):
@@ -172,10 +163,6 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         self._page_keys: dict[str, str] = {}
         self._cached: dict[str, Content] = {}
         self._search_cuts: dict[str, tuple[str, Cut]] = {}
-        #: A build's pages whose search sections were parsed where they were made (and the
-        #: HTML parsed), for Material's index (adapters/mkdocs_search.py)
-        self._search_ready: dict[str, Content] = {}
-        self._parse_search = False
         self._built_pages: list[Page] = []
         self.link_graph: TermGraph | None = None
 
@@ -251,7 +238,6 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         assert self.loaded is not None
         self._worker_srcs, self._worker = frozenset(), None
         self._pages, self._site, self._page_keys, self._cached = Cache(None), "", {}, {}
-        self._search_ready, self._parse_search = {}, self.active is None and search_supported()
         self.map_job: Job | None = None
         glossary = self.loaded.glossary
         keep = {pages.HOME_SRC, *(pages.section_src(s) for s in glossary.sections), *(term_src(t) for t in glossary.terms.values())}
@@ -430,15 +416,14 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         src = page.file.src_uri
         if src in self._cached:
             self._rendered[src] = self._cached.pop(src)
-        elif src in self._worker_srcs:
+            return ""
+        if src in self._worker_srcs:
             self._rendered[src] = self._worker_results()[src]
-        else:
-            rendered = self._pending.pop(src) if src in self._pending else self._page_html(src, page.url, files)
-            if rendered is None:
-                return markdown
-            self._rendered[src] = rendered
-        if self.active is None:
-            skip_empty_render(page)
+            return ""
+        rendered = self._pending.pop(src) if src in self._pending else self._page_html(src, page.url, files)
+        if rendered is None:
+            return markdown
+        self._rendered[src] = rendered
         return ""
 
     def on_page_content(self, html_text: str, page: Page, config: MkDocsConfig, files: Files) -> str:
@@ -452,8 +437,6 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         if content.toc is not None:
             page.toc = get_toc([entry.as_dict() for entry in content.toc])
         html_text = page.content = content.html  # page.content: for capture()
-        if content.search is not None and self.active is None:
-            self._search_ready[src] = content
         incremental = self.active
         if incremental is not None:
             incremental.capture(page)
@@ -476,11 +459,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         if term is not None:  # "Copy page as Markdown" / "View as Markdown"; PTX/SASS opcodes link to their terms
             html_text = with_copy_buttons(html_text, url, term_src(term))
             html_text = link_rendered_blocks(html_text, self.loaded.instructions, glossary, _href_from(glossary, url, files))
-        html_text = mark_previewable(html_text, url, getattr(self, "term_urls", ()))
-        # what Material's search will read of the page (see _cut_for_search), parsed here: in
-        # the worker for its share, and once across builds through the page cache
-        search = parse_sections(cut_excluded(html_text).html) if self._parse_search else None
-        return Content(html_text, toc, tuple(found), search)
+        return Content(mark_previewable(html_text, url, getattr(self, "term_urls", ())), toc, tuple(found))
 
     def _prerender(self, files: Files) -> None:
         """Take the term pages whose inputs are unchanged since the last build from ``.cache/``
@@ -588,11 +567,6 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         """Search reads the page without its search-excluded drawings and compiler output
         (emit/search_text.py): same index, a fraction of the parsing."""
         original = page.content or ""
-        ready = self._search_ready.pop(page.file.src_uri, None)
-        if ready is not None and ready.search is not None and ready.html == original:
-            replay = replay_for(config)
-            if replay is not None:  # Material's index reads the sections parsed with the page
-                replay.expect(page, ready.search)
         cut = cut_excluded(original)
         if cut.pieces or cut.links:
             self._search_cuts[page.file.src_uri] = (original, cut)
