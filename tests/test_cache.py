@@ -184,3 +184,25 @@ def test_a_cache_this_user_did_not_write_is_never_unpickled(copy, monkeypatch):
     monkeypatch.setattr(cache_module, "_signing_key", lambda: b"k" * 32)
     store, _ = _load(copy)
     assert store.hits == 0
+
+
+def test_an_unchanged_load_cache_is_not_read_again_in_the_same_process(copy, monkeypatch):
+    """`glossary serve` loads the project on every rebuild: the entries this process last
+    read or wrote are reused while the file is the same, and read again once it changed."""
+    from glossary_tool.load import cache as cache_module
+
+    reads = []
+    real_read = cache_module._read_entries
+    monkeypatch.setattr(cache_module, "_read_entries", lambda data: reads.append(1) or real_read(data))
+    monkeypatch.setattr(cache_module, "_REMEMBERED", {})
+    first, _ = _load(copy)  # cold: nothing to read; the save is remembered
+    assert reads == []
+    again = project_cache(copy)
+    assert reads == [] and again._stored == first._stored and again._stored is not first._stored
+    (pickle_file,) = (copy / CACHE_DIR).glob("load-*.pickle")
+    other = Cache(copy / CACHE_DIR)  # another process rewrote the file: read from disk
+    other._used = dict(list(first._stored.items())[:3])
+    monkeypatch.setattr(cache_module, "_REMEMBERED", {})
+    other.save()
+    monkeypatch.setattr(cache_module, "_REMEMBERED", {pickle_file: ((0, 0, 0), cache_module._signing_key(), first._stored)})
+    assert project_cache(copy)._stored.keys() == other._used.keys() and reads == [1]

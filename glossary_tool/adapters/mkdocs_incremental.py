@@ -33,13 +33,13 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import jinja2
-import networkx as nx
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 from glossary_tool.atomic import write_text
 from glossary_tool.diagnostics import Diagnostic
+from glossary_tool.draw.graph import TermGraph
 from glossary_tool.draw.model import Diagram
 from glossary_tool.emit.widgets import WIDGETS, widget_html
 from glossary_tool.model import Glossary, Term
@@ -299,7 +299,7 @@ class Incremental:
 # --- what each drawing reads: memo keys for serve's redraws ---------------------------------
 
 
-def _term_facts(glossary: Glossary, graph: nx.DiGraph | None, slugs: list[str]) -> str:
+def _term_facts(glossary: Glossary, graph: TermGraph | None, slugs: list[str]) -> str:
     """What a drawing may show of each term: names, summary, section, place in the reading
     order and how many terms link to it (the neighbourhood keeps the most-linked)."""
     order = glossary.position
@@ -307,18 +307,18 @@ def _term_facts(glossary: Glossary, graph: nx.DiGraph | None, slugs: list[str]) 
     return repr([(s, t.title, t.display_title, t.abbreviation, t.summary, t.section, order.get(s), degree(s)) for s in slugs if (t := glossary.terms.get(s)) is not None])
 
 
-def map_key(glossary: Glossary, graph: nx.DiGraph | None, url: str) -> str:
+def map_key(glossary: Glossary, graph: TermGraph | None, url: str) -> str:
     """Everything the map drawing reads: its layout's inputs, and every term's names and summary (tooltips)."""
     return digest(url, layout_key(glossary, graph), _term_facts(glossary, graph, list(glossary.terms)))
 
 
-def layout_key(glossary: Glossary, graph: nx.DiGraph | None) -> str:
+def layout_key(glossary: Glossary, graph: TermGraph | None) -> str:
     """What the map's layout reads: the sections, the reading order, the titles (labels) and the edges."""
     edges = sorted(graph.edges) if graph is not None else []
     return digest(repr([(s.slug, s.title, s.terms) for s in glossary.sections]), repr([(t.slug, t.title, t.section) for t in glossary.ordered_terms()]), repr(edges))
 
 
-def extras_key(term: Term, glossary: Glossary, graph: nx.DiGraph | None, diagrams: Mapping[str, Diagram], url: str) -> str:
+def extras_key(term: Term, glossary: Glossary, graph: TermGraph | None, diagrams: Mapping[str, Diagram], url: str) -> str:
     """Everything a term's drawings read: its diagrams (and the terms they show) and its neighbours."""
     near = [term.slug]
     if graph is not None and term.slug in graph:
@@ -342,7 +342,7 @@ class PageInputs:
     is ``extras_key``. The plugin adds the term's dates and its page URL.
     """
 
-    def __init__(self, loaded: Loaded, term_url: Mapping[str, str], graph: nx.DiGraph | None, incremental: Incremental | None) -> None:
+    def __init__(self, loaded: Loaded, term_url: Mapping[str, str], graph: TermGraph | None, incremental: Incremental | None) -> None:
         self.loaded = loaded
         self.glossary = loaded.glossary
         self.term_url = term_url
@@ -370,8 +370,15 @@ class PageInputs:
         if not term.snippets:
             return ""
         folder = record_dir(self.loaded.project.records_dir, term)
-        files = sorted(p for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else []
-        return digest(*(part for p in files for part in (p.relative_to(folder).as_posix(), p.read_bytes())))
+
+        def compute() -> str:
+            files = sorted(p for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else []
+            return digest(*(part for p in files for part in (p.relative_to(folder).as_posix(), p.read_bytes())))
+
+        if self.incremental is None:
+            return compute()
+        # serve: read again only when a file's size or time changed, or files came or went
+        return self.incremental.memoized(f"records\0{term.slug}", tree_stamp(folder), compute)
 
     def page(self, term: Term) -> str:
         """The digest of what ``term``'s page and copies are made of (cached for this build)."""

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import jinja2
-import networkx as nx
 from mkdocs.config import config_options
 from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
@@ -40,7 +39,7 @@ from glossary_tool.adapters.mkdocs_publish import Publisher
 from glossary_tool.atomic import write_bytes
 from glossary_tool.background import BackgroundError, Job, can_fork
 from glossary_tool.diagnostics import Diagnostic, Severity, errors
-from glossary_tool.draw.graph import MAP_SRC, layout_map, term_graph
+from glossary_tool.draw.graph import MAP_SRC, TermGraph, layout_map, term_graph
 from glossary_tool.draw.html import MAP_TITLE, diagrams_markdown, map_markdown, term_extras_markdown
 from glossary_tool.emit import pages
 from glossary_tool.emit.gpu_compare import COMPARE_SRC, comparison_markdown, comparison_title
@@ -165,7 +164,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         self._cached: dict[str, Content] = {}
         self._search_cuts: dict[str, tuple[str, Cut]] = {}
         self._built_pages: list[Page] = []
-        self.link_graph: nx.DiGraph | None = None
+        self.link_graph: TermGraph | None = None
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         """MkDocs keeps a plugin that defines this one object per process, across `serve`

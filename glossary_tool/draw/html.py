@@ -11,9 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from xml.sax.saxutils import escape
 
-import networkx as nx
-
-from glossary_tool.draw.graph import MapLayout, render_map_svg, render_neighbourhood_svg
+from glossary_tool.draw.graph import MapLayout, TermGraph, render_map_svg, render_neighbourhood_svg
 from glossary_tool.draw.model import Diagram
 from glossary_tool.draw.svg import HrefForSlug, attr, render_diagram_svg
 from glossary_tool.model import Glossary, Term
@@ -39,14 +37,14 @@ def diagrams_markdown(page: Term, diagrams: Mapping[str, Diagram], glossary: Glo
     return "\n\n".join(diagram_figure(diagrams[name], glossary, href_for_slug) for name in page.diagrams if name in diagrams)
 
 
-def neighbourhood_markdown(term: Term, glossary: Glossary, href_for_slug: HrefForSlug, graph: nx.DiGraph | None = None) -> str:
+def neighbourhood_markdown(term: Term, glossary: Glossary, href_for_slug: HrefForSlug, graph: TermGraph | None = None) -> str:
     svg = render_neighbourhood_svg(term, glossary, href_for_slug, graph)
     if svg is None:
         return ""
     return figure_html(svg, f"Neighbourhood of {term.title}: the terms whose pages link here (left) and the terms this page links to (right).", cls="gg-figure--neighbourhood")
 
 
-def term_extras_markdown(term: Term, diagrams: Mapping[str, Diagram], glossary: Glossary, href_for_slug: HrefForSlug, graph: nx.DiGraph | None = None) -> str:
+def term_extras_markdown(term: Term, diagrams: Mapping[str, Diagram], glossary: Glossary, href_for_slug: HrefForSlug, graph: TermGraph | None = None) -> str:
     """What a term page shows after its body: its diagrams, then its neighbourhood."""
     parts = [diagrams_markdown(term, diagrams, glossary, href_for_slug), neighbourhood_markdown(term, glossary, href_for_slug, graph)]
     return "\n\n".join(p for p in parts if p)

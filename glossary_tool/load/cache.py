@@ -152,6 +152,22 @@ def key(kind: str, *parts: str | bytes) -> str:
     return digest.hexdigest()
 
 
+#: The load cache's entries as last read or written by this process, by file, with the
+#: file's (inode, size, mtime) and the signing key: `glossary serve` loads the project on every rebuild, and
+#: unpickling (and signing) an unchanged file again was a twentieth of a 1,000-term rebuild.
+#: Only the ``load`` kind: its values are the terms the loaded glossary holds anyway.
+_REMEMBERED: dict[Path, tuple[tuple[int, int, int], bytes, dict[str, Any]]] = {}
+_REMEMBER_KINDS = ("load",)
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
 class Cache:
     """Results by key, loaded from ``directory`` once and saved with :meth:`save`.
 
@@ -170,11 +186,19 @@ class Cache:
         self.hits = 0
         self.misses = 0
         if directory is not None:
+            file = self._file
+            stamp = _stamp(file) if kind in _REMEMBER_KINDS else None
+            remembered = _REMEMBERED.get(file)
+            if stamp is not None and remembered is not None and remembered[:2] == (stamp, _signing_key()):  # the file this process last read or wrote
+                self._stored = dict(remembered[2])
+                return
             with contextlib.suppress(Exception):  # missing, truncated, from another Python: start empty
-                data = self._file.read_bytes()
+                data = file.read_bytes()
                 view = memoryview(data)  # slices of a view are not copies (the site's pages: 180 MB at 5,000 terms)
                 if hmac.compare_digest(view[:_SIGNATURE_SIZE], _sign(view[_SIGNATURE_SIZE:])):  # only what this user's runs wrote
                     self._stored = _read_entries(data)
+                    if stamp is not None and _stamp(file) == stamp:
+                        _REMEMBERED[file] = (stamp, _signing_key(), dict(self._stored))
 
     @property
     def _file(self) -> Path:
@@ -236,6 +260,9 @@ class Cache:
             return
         self._stored = dict(self._used)
         self._replaced = False
+        stamp = _stamp(self._file) if self.kind in _REMEMBER_KINDS else None
+        if stamp is not None:
+            _REMEMBERED[self._file] = (stamp, _signing_key(), dict(self._stored))
 
 
 def project_cache(root: Path, enabled: bool = True) -> Cache:
