@@ -50,11 +50,10 @@ def link_glossary(loaded: LoadResult, store: Cache | None = None) -> tuple[Gloss
     if loaded.home is not None and loaded.home.page is not None:
         pages.append(loaded.home.page)
     name = link_key(loaded, pages) if store is not None and loaded.digest is not None else None
-    facts: LinkFacts | None = store.get(name) if store is not None and name is not None else None
-    if facts is None:
+    if store is not None and name is not None:
+        facts = store.get_or_make(name, lambda: _link_facts(loaded, by_slug, pages))
+    else:
         facts = _link_facts(loaded, by_slug, pages)
-        if store is not None and name is not None:
-            store.put(name, facts)
     owners = {**by_slug, **{page.slug: page for page in pages}}
     equivalent_links = {
         slug: {vendor: Link(slug, target, by_slug[slug].equivalent_xrefs[i][1]) for vendor, (i, target) in found.items()}

@@ -32,12 +32,14 @@ import importlib
 import io
 import os
 import pickle
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypeVar
 
 from glossary_tool.atomic import open_atomic, write_bytes
+
+T = TypeVar("T")
 
 CACHE_DIR = ".cache"
 #: Libraries whose behaviour is part of a cached result (import names: their ``__version__``
@@ -225,6 +227,16 @@ class Cache:
 
     def put(self, name: str, value: Any) -> None:
         self._used[name] = value
+
+    def get_or_make(self, name: str, make: Callable[[], T], *, counted: bool = True) -> T:
+        """The result kept under ``name``, made by ``make()`` and kept when there is none.
+        ``counted=False`` leaves the hit and miss counts alone (they report term files; the
+        reading order's or site config's parse is not one)."""
+        found = self.get(name) if counted else self.peek(name)
+        if found is None:
+            found = make()
+        self.put(name, found)
+        return found
 
     def replace(self, name: str, value: Any) -> None:
         """:meth:`put` for an entry whose key stays while its value changes (load/files.py's

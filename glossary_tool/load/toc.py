@@ -44,13 +44,12 @@ def read_toc(root: Path, out: list[Diagnostic], store: Cache | None = None) -> R
         return ReadingOrder((), {})
     if store is None:
         return _parse_toc(shown, text, out)
-    name = cache.key("toc", shown, text)
-    found = store.peek(name)  # not counted: the cache's hits and misses are term files'
-    if found is None:
+
+    def parse() -> tuple[ReadingOrder, tuple[Diagnostic, ...]]:
         problems: list[Diagnostic] = []
-        found = (_parse_toc(shown, text, problems), tuple(problems))
-    store.put(name, found)
-    order, problems = found
+        return _parse_toc(shown, text, problems), tuple(problems)
+
+    order, problems = store.get_or_make(cache.key("toc", shown, text), parse, counted=False)
     out.extend(problems)
     return order
 

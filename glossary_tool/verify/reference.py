@@ -130,12 +130,7 @@ def load_reference_gpus(mkdocs_yml: Path, store: Cache | None = None) -> Referen
     where = str(mkdocs_yml.name)
     if store is None:
         return _reference_gpus(where, text)
-    name = cache.key("reference-gpus", where, text)
-    found = store.peek(name)  # not counted: the cache's hits and misses are term files'
-    if found is None:
-        found = _reference_gpus(where, text)
-    store.put(name, found)
-    return found
+    return store.get_or_make(cache.key("reference-gpus", where, text), lambda: _reference_gpus(where, text), counted=False)
 
 
 def _reference_gpus(where: str, text: str) -> ReferenceConfig:
