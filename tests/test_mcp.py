@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -76,12 +77,20 @@ def server(repo):
     return build_server(load_project(repo, check_records=False), SITE)
 
 
+def run_async(go: Callable[[], Awaitable[Any]]) -> Any:
+    """``anyio.run(go)`` on a thread of its own: a worker that ran a browser test before holds
+    Playwright's event loop open in its main thread (the session ``browser`` fixture), and
+    anyio refuses to start a second loop in a thread that runs one."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(anyio.run, go).result()
+
+
 def run_client(server, body: Callable[[Client], Awaitable[Any]]) -> Any:
     async def go():
         async with Client(server) as client:
             return await body(client)
 
-    return anyio.run(go)
+    return run_async(go)
 
 
 def call(server, tool: str, args: dict[str, Any]) -> tuple[str, bool]:
@@ -348,7 +357,7 @@ def test_stdio_transport_answers_tools_list_and_a_call(repo):
             found = await client.call_tool("search_glossary", {"query": "wavefront"})
             return names, found.content[0].text
 
-    names, text = anyio.run(go)
+    names, text = run_async(go)
     assert "read_term" in names
     assert ranked_slugs(text)[0] == "warp"
 
@@ -373,7 +382,7 @@ def test_http_transport_binds_localhost_and_answers(repo):
                 text = (await client.call_tool("read_term", {"name": "SM"})).content[0].text
                 return text
 
-        assert anyio.run(go).startswith("# Streaming Multiprocessor (SM)\n")
+        assert run_async(go).startswith("# Streaming Multiprocessor (SM)\n")
     finally:
         proc.terminate()
         proc.wait(timeout=20)
