@@ -100,10 +100,10 @@ def session(start: Callable[[], None], script: Callable[[Session], None]) -> Non
 
 
 def glossary_serve(mkdocs_yml: Path, dev_addr: str, script: Callable[[Session], None]) -> None:
-    """`glossary serve` (adapters/mkdocs_serve.py), driven by ``script``."""
-    from glossary_tool.adapters.mkdocs_serve import serve
+    """`glossary serve` (``glossary_tool.adapters.serve``, as commands/build.py calls it), driven by ``script``."""
+    from glossary_tool import adapters
 
-    session(lambda: serve(mkdocs_yml, dev_addr), script)
+    session(lambda: adapters.serve(mkdocs_yml, dev_addr), script)
 
 
 def mkdocs_serve(mkdocs_yml: Path, dev_addr: str, script: Callable[[Session], None], *, dirty: bool) -> None:

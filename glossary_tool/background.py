@@ -1,6 +1,6 @@
 """Compute slow, self-contained outputs in a second process while the site's pages render.
 
-MkDocs renders pages one at a time on one core. The map's force layout, the EPUB (Markdown
+The site generator renders pages one at a time on one core. The map's force layout, the EPUB (Markdown
 to XHTML for every term) and llms.txt need nothing from that rendering, so on a machine
 with a spare core they run in a forked child and their result is collected when it is
 needed: about 3 s of a 500-term build's 12 s of CPU leave the critical path

@@ -1,8 +1,9 @@
 """The ``glossary`` command line: check, build, serve, verify, new, stats, links, mcp.
 
 Every command turns problems into diagnostics and an exit status; none lets a traceback
-reach the user. MkDocs is imported only by ``build`` and ``serve``, so ``check`` and
-``verify`` run on machines without it (the GPU machine has none).
+reach the user. The site generator is imported only by ``build`` and ``serve`` (through
+``glossary_tool.adapters``), so ``check`` and ``verify`` run on machines without it (the GPU
+machine has none).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import sys
 from pathlib import Path
 
 from glossary_tool import __version__
+from glossary_tool.adapters.site_config import SITE_CONFIG
 from glossary_tool.diagnostics import GlossaryError, Severity, errors, render
 from glossary_tool.model import SECTIONS
 
@@ -203,7 +205,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="glossary", description="Build, check and verify the GPU glossary.")
     parser.add_argument("--version", action="version", version=f"glossary {__version__}")
-    parser.add_argument("--root", default=".", help="repository root holding glossary/, snippets/ and mkdocs.yml (default: .)")
+    parser.add_argument("--root", default=".", help=f"repository root holding glossary/, snippets/ and {SITE_CONFIG} (default: .)")
     sub = parser.add_subparsers(dest="command", required=True)
 
     check = sub.add_parser("check", help="report problems in term files as path:line:col diagnostics")
@@ -214,7 +216,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(func=cmd_check)
 
     build = sub.add_parser("build", help="build the site (and with --book the EPUB and PDF)")
-    build.add_argument("--strict", action="store_true", help="fail on any error diagnostic or MkDocs warning")
+    build.add_argument("--strict", action="store_true", help="fail on any error diagnostic or site generator warning")
     build.add_argument("--out", help="output directory (default: site/)")
     build.add_argument("--book", action="store_true", help="also export the EPUB and PDF into dist/")
     build.set_defaults(func=cmd_build)
@@ -256,7 +258,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     mcp = sub.add_parser("mcp", help="serve the glossary to language models over the Model Context Protocol (stdio, or --http)")
     mcp.add_argument("--http", metavar="[HOST:]PORT", help="serve the streamable HTTP transport at http://HOST:PORT/mcp instead of stdio; HOST defaults to 127.0.0.1")
-    mcp.add_argument("--site-url", help="base URL of the published site for links in answers (default: site_url of mkdocs.yml)")
+    mcp.add_argument("--site-url", help=f"base URL of the published site for links in answers (default: site_url of {SITE_CONFIG})")
     mcp.set_defaults(func=cmd_mcp)
 
     links = sub.add_parser("links", help="list external links (sources and bodies); --online checks them (not for CI)")

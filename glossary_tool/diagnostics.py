@@ -1,7 +1,7 @@
 """One diagnostic type and one printer for every stage.
 
 Every failure a contributor can cause (bad YAML, unknown cross-reference, stale snippet
-record...) becomes a :class:`Diagnostic` with a file position, so the CLI, the MkDocs
+record...) becomes a :class:`Diagnostic` with a file position, so the CLI, the site
 adapter and the tests all report problems the same way and nothing raises a traceback.
 """
 

@@ -1,6 +1,6 @@
 """Immutable data model shared by every stage (load -> link -> verify -> draw -> emit).
 
-Nothing here knows about files on disk, MkDocs or the GPU: stages build these values
+Nothing here knows about files on disk, the site generator or the GPU: stages build these values
 and pass them on, which keeps each stage testable on its own.
 """
 

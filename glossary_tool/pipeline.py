@@ -12,6 +12,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from glossary_tool.adapters.site_config import SITE_CONFIG
 from glossary_tool.diagnostics import Diagnostic
 from glossary_tool.draw import Diagram, check_diagrams, load_diagrams
 from glossary_tool.emit.instructions import EMPTY as EMPTY_INSTRUCTIONS
@@ -23,7 +24,7 @@ from glossary_tool.load.cache import Cache, project_cache
 from glossary_tool.model import Glossary, Snippet, Term
 from glossary_tool.verify.freshness import snippet_diagnostics
 from glossary_tool.verify.records import Record, records_for
-from glossary_tool.verify.reference import load_reference_gpus
+from glossary_tool.verify.reference import ReferenceGpu, load_reference_gpus, reference_gpus_of
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -51,16 +52,23 @@ class Project:
         return self.root / "diagrams"
 
     @property
-    def mkdocs_yml(self) -> Path:
-        return self.root / "mkdocs.yml"
+    def site_config(self) -> Path:
+        """The site generator's config (its name is the adapter's: adapters/site_config.py)."""
+        return self.root / SITE_CONFIG
+
+    @property
+    def reference_gpus(self) -> tuple[ReferenceGpu, ...]:
+        """The reference GPUs listed in the site config, read again only when it changes
+        (`glossary serve`); what the core's outputs are handed to order and label runs."""
+        return reference_gpus_of(self.site_config)
 
     @property
     def site_url(self) -> str:
-        """``site_url`` of the site config (read by a line match: the core never imports MkDocs,
-        and the file may hold tags a safe YAML loader refuses); the book and the MCP server
-        use it for absolute links."""
+        """``site_url`` of the site config (read by a line match: the core never imports the
+        site generator, and the file may hold tags a safe YAML loader refuses); the book and
+        the MCP server use it for absolute links."""
         try:
-            text = self.mkdocs_yml.read_text(encoding="utf-8")
+            text = self.site_config.read_text(encoding="utf-8")
         except OSError:
             return DEFAULT_SITE_URL
         match = re.search(r"^site_url:\s*['\"]?([^'\"\s#]+)", text, flags=re.M)
@@ -125,7 +133,7 @@ def record_diagnostics(project: Project, glossary: Glossary, store: Cache | None
     from glossary_tool.verify.figure_check import figure_diagnostics
 
     records = _records_reader(project.records_dir)
-    reference = load_reference_gpus(project.mkdocs_yml, store)
+    reference = load_reference_gpus(project.site_config, store)
     terms = glossary.ordered_terms()
     return [
         *reference.diagnostics,

@@ -12,8 +12,8 @@ _NO_ALNUM_WORD = re.compile(r"(?<!\S)[^\sA-Za-z0-9]+(?!\S)")
 def slugify(value: str, separator: str = "-") -> str:
     """Heading anchors exactly as Python-Markdown's ``toc`` extension makes them.
 
-    The site is rendered by MkDocs (Python-Markdown), so ``[[term#anchor]]`` must use the
-    anchors it generates; the EPUB and llms-full.txt reuse the same ids.
+    The site's heading anchors follow that convention (the site generator's own), so
+    ``[[term#anchor]]`` must use the anchors it makes; the EPUB and llms-full.txt reuse the same ids.
     """
     value = unicodedata.normalize("NFKD", value).encode("ascii", "ignore").decode("ascii")
     value = re.sub(r"[^\w\s-]", "", value).strip().lower()

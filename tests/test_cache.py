@@ -108,7 +108,7 @@ def test_compiler_output_is_kept_out_of_search():
 
 def test_snippet_tabs_index_source_and_output_but_not_ptx_or_sass(real_project):
     loaded = real_project
-    site = SiteSnippets(REPO / "snippets")
+    site = SiteSnippets(REPO / "snippets", loaded.project.reference_gpus)
     checked = 0
     tabs = f"//*[{has_class('snippet')}]/*[{has_class('tabbed-set')}]"  # .snippet > .tabbed-set
     for term in loaded.glossary.ordered_terms():
@@ -140,7 +140,7 @@ def test_cutting_excluded_parts_leaves_the_search_index_and_the_page_unchanged()
     from glossary_tool.emit.search_text import cut_excluded
 
     loaded = load_project(REPO, check_records=False)
-    site = SiteSnippets(REPO / "snippets")
+    site = SiteSnippets(REPO / "snippets", loaded.project.reference_gpus)
     term, snippet = next((t, s) for t in loaded.glossary.ordered_terms() for s in t.snippets if "PTX" in site.html(t, s))
     svg = '<svg viewBox="0 0 10 10"><g><text>SM label</text></g><a href="x"><text>warp</text></a></svg>'
     page = (

@@ -19,7 +19,7 @@ from glossary_tool.emit.gpu_compare import comparison, comparison_markdown, comp
 from glossary_tool.emit.links import RelativeLinker
 from glossary_tool.emit.markdown import term_markdown
 from glossary_tool.emit.snippets import PlainSnippets, SiteSnippets
-from glossary_tool.pipeline import load_project
+from glossary_tool.pipeline import Project, load_project
 from glossary_tool.verify import engine
 from glossary_tool.verify.exchange import ExchangeError, merge, pack
 from glossary_tool.verify.matching import match_output
@@ -76,6 +76,11 @@ def _warp(root: Path):
     loaded = load_project(root, check_records=False)
     term = loaded.glossary.terms["warp"]
     return loaded, term
+
+
+def _reference(root: Path) -> tuple[ReferenceGpu, ...]:
+    """The reference GPUs of the project at ``root``, read from its site config as a build reads them."""
+    return Project(root).reference_gpus
 
 
 def _codes(root: Path) -> list[tuple[str, str]]:
@@ -337,7 +342,7 @@ def test_a_contributor_with_an_a100_skips_what_it_cannot_run_and_adds_its_column
     assert list(found) == ["nvidia-a100-sxm4-40gb", "nvidia-h200"]
     assert found["nvidia-a100-sxm4-40gb"].stdout == ampere_out and found["nvidia-h200"].machine == H200
     assert (records / "device-software/warp/ampere/snippet.ptx").read_text().startswith("// fake PTX for sm_80")
-    soup = BeautifulSoup(SiteSnippets(records)(term, ampere), "html.parser")
+    soup = BeautifulSoup(SiteSnippets(records, _reference(root))(term, ampere), "html.parser")
     assert [label.get_text() for label in soup.select(".snippet-gpus > .tabbed-labels > label")] == ["H200 SXM", "A100-SXM4-40GB"]
     # A second run has nothing left to do.
     again = engine.run_verify(loaded.glossary.ordered_terms(), records, engine.VerifyOptions(jobs=2), log=lambda _: None)
@@ -367,7 +372,7 @@ def _two_gpu_project(make_glossary, title: str = "Warp") -> tuple[Path, object, 
 
 def test_snippet_fragment_has_source_output_ptx_sass_and_a_tab_per_gpu(make_glossary):
     root, term, snippet = _two_gpu_project(make_glossary)
-    soup = BeautifulSoup(SiteSnippets(root / "snippets")(term, snippet), "html.parser")
+    soup = BeautifulSoup(SiteSnippets(root / "snippets", _reference(root))(term, snippet), "html.parser")
     (outer,) = soup.find_all(recursive=False)
     assert outer["class"] == ["snippet"] and not outer.has_attr("markdown")
     tabs = outer.find("div", class_="tabbed-set", recursive=False)
@@ -392,7 +397,7 @@ def test_snippet_fragment_has_source_output_ptx_sass_and_a_tab_per_gpu(make_glos
 
 def test_the_page_about_a_gpu_shows_that_gpu_first(make_glossary):
     root, term, snippet = _two_gpu_project(make_glossary, title="NVIDIA H200")
-    soup = BeautifulSoup(SiteSnippets(root / "snippets")(term, snippet), "html.parser")
+    soup = BeautifulSoup(SiteSnippets(root / "snippets", _reference(root))(term, snippet), "html.parser")
     assert [label.get_text() for label in soup.select(".snippet-gpus > .tabbed-labels > label")] == ["H200 SXM", "H100 SXM"]
     assert soup.select_one(".snippet-gpus > input")["id"].endswith("_1") and soup.select_one(".snippet-gpus > input").has_attr("checked")
 
@@ -403,7 +408,7 @@ def test_the_fragment_survives_python_markdown_with_md_in_html(make_glossary):
     loaded, term = _warp(root)
     (snippet,) = term.snippets
     write_record(root / "snippets", term, snippet, _record("warp", snippet, H200, "NVIDIA H200\n\n\nend\n"), None, None)
-    text = term_markdown(term, loaded.glossary, RelativeLinker("device-software/warp.md"), SiteSnippets(root / "snippets"))
+    text = term_markdown(term, loaded.glossary, RelativeLinker("device-software/warp.md"), SiteSnippets(root / "snippets", _reference(root)))
     page = markdown.markdown(text, extensions=["md_in_html", "attr_list", "tables", "pymdownx.superfences"])
     soup = BeautifulSoup(page, "html.parser")
     (fragment,) = soup.select("div.snippet")
@@ -417,14 +422,14 @@ def test_unverified_snippet_shows_its_expected_output_under_that_name(make_gloss
     root = _project(make_glossary, DEVICE)
     _, term = _warp(root)
     (snippet,) = term.snippets
-    soup = BeautifulSoup(SiteSnippets(root / "snippets")(term, snippet), "html.parser")
+    soup = BeautifulSoup(SiteSnippets(root / "snippets", _reference(root))(term, snippet), "html.parser")
     assert [label.get_text() for label in soup.select(".tabbed-labels > label")] == ["Source", "Expected output"]
     assert soup.select_one(".snippet-badge--unverified .snippet-runs li").get_text() == "Not yet verified: this snippet has no record from a GPU run."
 
 
 def test_plain_output_names_each_gpu(make_glossary):
     root, term, snippet = _two_gpu_project(make_glossary)
-    text = PlainSnippets(root / "snippets")(term, snippet)
+    text = PlainSnippets(root / "snippets", _reference(root))(term, snippet)
     html_text = markdown.markdown(text, extensions=["fenced_code"])
     soup = BeautifulSoup(html_text, "html.parser")
     labels = [p.get_text() for p in soup.find_all("p") if p.get_text().startswith("Output on")]
@@ -446,10 +451,10 @@ def test_multi_gpu_tab_is_labelled_with_the_count():
 def test_comparison_lists_differing_lines_side_by_side_and_links_the_term(make_glossary):
     root, term, snippet = _two_gpu_project(make_glossary)
     loaded, _ = _warp(root)
-    comp = comparison(loaded.glossary, root / "snippets")
+    comp = comparison(loaded.glossary, root / "snippets", loaded.project.reference_gpus)
     assert comp.title == "H100 vs H200: the same programs on two GPUs" == comparison_title(REFERENCE)
     assert comp.compared == 1 and len(comp.rows) == 1
-    page = markdown.markdown(comparison_markdown(loaded.glossary, root / "snippets", term_href=lambda t: f"../{t.section}/{t.slug}/"), extensions=["md_in_html"])
+    page = markdown.markdown(comparison_markdown(loaded.glossary, root / "snippets", reference=loaded.project.reference_gpus, term_href=lambda t: f"../{t.section}/{t.slug}/"), extensions=["md_in_html"])
     soup = BeautifulSoup(page, "html.parser")
     assert soup.h1.get_text() == comp.title
     (table,) = soup.select("table.gpu-compare")
@@ -458,9 +463,9 @@ def test_comparison_lists_differing_lines_side_by_side_and_links_the_term(make_g
     cells = row.find_all("td")
     assert cells[0].a["href"] == "../device-software/warp/" and cells[0].code.get_text() == "device"
     assert [c.pre.get_text() for c in cells[1:]] == ["name = NVIDIA H100 80GB HBM3\nL2 = 50 MiB", "name = NVIDIA H200\nL2 = 60 MiB"]
-    plain = comparison_markdown(loaded.glossary, root / "snippets", tables=False)
+    plain = comparison_markdown(loaded.glossary, root / "snippets", reference=loaded.project.reference_gpus, tables=False)
     assert "H100 SXM:" in plain and "warpSize" not in plain
-    book = BeautifulSoup(comparison_xhtml(loaded.glossary, root / "snippets", RelativeLinker("x.md")), "html.parser")
+    book = BeautifulSoup(comparison_xhtml(loaded.glossary, root / "snippets", RelativeLinker("x.md"), loaded.project.reference_gpus), "html.parser")
     assert book.h1["id"] == "gpu-comparison" and len(book.select("tbody tr")) == 1
 
 
@@ -469,7 +474,7 @@ def test_comparison_without_a_second_gpu_says_so(make_glossary):
     loaded, term = _warp(root)
     (snippet,) = term.snippets
     write_record(root / "snippets", term, snippet, _record("warp", snippet, H200, H200_OUT), None, None)
-    soup = BeautifulSoup(markdown.markdown(comparison_markdown(loaded.glossary, root / "snippets")), "html.parser")
+    soup = BeautifulSoup(markdown.markdown(comparison_markdown(loaded.glossary, root / "snippets", reference=loaded.project.reference_gpus)), "html.parser")
     assert soup.find("table") is None and "No snippet has passing runs on two GPUs yet" in soup.get_text()
 
 

@@ -2,8 +2,10 @@
 
 MkDocs, Material and Python-Markdown are imported only by ``glossary_tool/adapters/``: the
 core renders with markdown-it-py alone, so a successor of MkDocs replaces one package. The
-core stages never import the adapters or the commands above them, and no module hands build
-state to another through an environment variable it sets.
+core stages never import the adapters or the commands above them, no file outside the
+adapters so much as names MkDocs' package (``grep -r mkdocs glossary_tool`` finds only
+``adapters/``: the site config's file name included), and no module hands build state to
+another through an environment variable it sets.
 """
 
 from __future__ import annotations
@@ -42,6 +44,27 @@ def _imports(path: Path, package_dir: Path = PACKAGE) -> list[tuple[int, str]]:
     return found
 
 
+def _mentions(package_dir: Path, word: str) -> list[str]:
+    """``path:line: text`` of each line, in every text file under ``package_dir`` but the
+    adapters (sources, templates; compiled caches and binary files left out), holding
+    ``word`` as ``grep -r`` matches it: case-sensitive, anywhere in the line."""
+    found = []
+    for path in sorted(package_dir.rglob("*")):
+        parts = path.relative_to(package_dir).parts
+        if not path.is_file() or "__pycache__" in parts or parts[0] == "adapters":
+            continue
+        data = path.read_bytes()
+        if b"\0" in data:
+            continue
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        where = path.relative_to(package_dir.parent).as_posix()
+        found += [f"{where}:{n}: {line.strip()}" for n, line in enumerate(text.splitlines(), 1) if word in line]
+    return found
+
+
 def _top(name: str) -> str:
     return name.split(".")[0]
 
@@ -74,6 +97,35 @@ def test_only_the_adapters_import_mkdocs_material_or_python_markdown() -> None:
         if _top(name) in ADAPTER_ONLY
     ]
     assert offending == []
+
+
+def test_the_text_scan_sees_every_kind_of_file_but_the_adapters_and_caches(tmp_path: Path) -> None:
+    """The check below is only as good as ``_mentions``: it must read modules at any depth
+    and templates, and skip only the adapters, ``__pycache__`` and binary files."""
+    pkg = tmp_path / "glossary_tool"
+    files = {
+        "cli.py": '"""Help."""\nHELP = "see mkdocs.yml"\n',
+        "emit/templates/page.txt.j2": "{{ title }}\n# built by mkdocs\n",
+        "emit/deep/probe.py": "x = 1  # MkDocs, capitalised, is not the package name\ny = 'mkdocs'\n",
+        "adapters/mkdocs_plugin.py": "import mkdocs\n",
+        "__pycache__/cli.cpython-312.pyc": "mkdocs\n",
+    }
+    for rel, text in files.items():
+        (pkg / rel).parent.mkdir(parents=True, exist_ok=True)
+        (pkg / rel).write_text(text, encoding="utf-8")
+    (pkg / "emit" / "logo.bin").write_bytes(b"\0mkdocs\xff")
+    assert _mentions(pkg, "mkdocs") == [
+        'glossary_tool/cli.py:2: HELP = "see mkdocs.yml"',
+        "glossary_tool/emit/deep/probe.py:2: y = 'mkdocs'",
+        "glossary_tool/emit/templates/page.txt.j2:2: # built by mkdocs",
+    ]
+
+
+def test_only_the_adapters_name_mkdocs() -> None:
+    """Issue 22's "``grep -r mkdocs glossary_tool`` finds only ``adapters/``": the site
+    config's name lives in adapters/site_config.py, and the commands reach the generator
+    through ``glossary_tool.adapters``' functions, not by naming its modules."""
+    assert _mentions(PACKAGE, "mkdocs") == []
 
 
 def test_python_markdown_is_imported_nowhere() -> None:

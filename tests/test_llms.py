@@ -74,7 +74,7 @@ SECTION_LIMIT = 300_000
 def llms_files(real_project) -> dict[str, str]:
     """The real glossary's llms files rendered without MkDocs (fast; same function the build calls)."""
     loaded = real_project
-    return render_llms(loaded.glossary, REPO / "snippets", REPO / "llms_txt", SITE_URL, "GPU Glossary", loaded.diagrams).files
+    return render_llms(loaded.glossary, REPO / "snippets", REPO / "llms_txt", SITE_URL, "GPU Glossary", loaded.diagrams, reference=loaded.project.reference_gpus).files
 
 
 def _plain(text: str) -> str:

@@ -67,13 +67,14 @@ class GlossaryAnswers:
     def llms(self, name: str) -> str:
         if not self._llms:
             project = self.loaded.project
-            files = render_llms(self.glossary, project.records_dir, _llms_templates(project.root), self.site.site_url, "GPU Glossary", self.loaded.diagrams).files
+            files = render_llms(self.glossary, project.records_dir, _llms_templates(project.root), self.site.site_url, "GPU Glossary", self.loaded.diagrams, reference=project.reference_gpus).files
             self._llms.update({k: v for k, v in files.items() if k.endswith(".txt")})
         return self._llms[name]
 
     def term(self, slug: str) -> str:
         term = self.glossary.terms[slug]
-        return answers.term_answer(self.glossary, term, self.loaded.project.records_dir, self.site, self.loaded.diagrams)
+        project = self.loaded.project
+        return answers.term_answer(self.glossary, term, project.records_dir, self.site, self.loaded.diagrams, reference=project.reference_gpus)
 
 
 def build_server(loaded: Loaded, site_url: str = DEFAULT_SITE_URL) -> MCPServer:

@@ -10,11 +10,8 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from glossary_tool.adapters import BuildError
 from glossary_tool.pipeline import Loaded
-
-
-class BuildError(Exception):
-    """MkDocs refused the configuration or the build; the message says why."""
 
 
 def build_with_mkdocs(loaded: Loaded, site_dir: Path, *, strict: bool, book: bool) -> None:
@@ -24,7 +21,7 @@ def build_with_mkdocs(loaded: Loaded, site_dir: Path, *, strict: bool, book: boo
 
     logging.getLogger("mkdocs.plugins.glossary.publish").setLevel(logging.INFO)  # says why page dates are missing
     try:
-        config = load_config(str(loaded.project.mkdocs_yml), site_dir=str(site_dir), strict=strict)
+        config = load_config(str(loaded.project.site_config), site_dir=str(site_dir), strict=strict)
         plugin = config.plugins.get("glossary")
         if plugin is not None:
             plugin.config["book"] = plugin.config["book"] or book

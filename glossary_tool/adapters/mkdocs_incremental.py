@@ -353,7 +353,7 @@ class PageInputs:
         self.root = str(loaded.project.root)
         self._drawn: dict[str, str] = {}
         self._generated: str | None = None
-        config = loaded.project.mkdocs_yml
+        config = loaded.project.site_config
         # every page's PTX and SASS opcodes link to the terms instructions.yml names: their URLs too
         opcode_terms = sorted(set(loaded.instructions.ptx.values()) | set(loaded.instructions.sass.values()))
         self.shared = digest(config.read_bytes() if config.is_file() else b"", repr(loaded.instructions), repr([(slug, term_url.get(slug)) for slug in opcode_terms]))
@@ -495,7 +495,7 @@ def tree_stamp(folder: Path) -> str:
 def record_inputs(loaded: Loaded) -> str:
     """What the record checks read (pipeline.record_diagnostics): the records, mkdocs.yml's
     reference GPUs, and the terms with snippets (their prose quotes the outputs)."""
-    config = loaded.project.mkdocs_yml
+    config = loaded.project.site_config
     return digest(
         tree_stamp(loaded.project.records_dir),
         config.read_bytes() if config.is_file() else b"",

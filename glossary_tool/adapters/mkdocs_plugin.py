@@ -60,7 +60,6 @@ from glossary_tool.load.cache import CACHE_DIR, Cache, key
 from glossary_tool.model import Glossary, Term
 from glossary_tool.pipeline import Loaded, load_project, record_diagnostics
 from glossary_tool.publish.feed import WHATS_NEW_SRC, WHATS_NEW_TITLE
-from glossary_tool.verify.outputs import reference_of
 
 log = logging.getLogger("mkdocs.plugins.glossary")
 T = TypeVar("T")
@@ -210,7 +209,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             nav.append({html.escape(section.title, quote=False): [pages.section_src(section), *_nav_groups(entries)]})
         nav.append({"A-Z index": pages.AZ_SRC})
         nav.append({"Rosetta": pages.ROSETTA_SRC})
-        nav.append({comparison_title(reference_of(self.loaded.project.records_dir)).split(":")[0]: COMPARE_SRC})
+        nav.append({comparison_title(self.loaded.project.reference_gpus).split(":")[0]: COMPARE_SRC})
         nav.append({"Map": MAP_SRC})
         nav.append({WHATS_NEW_TITLE: WHATS_NEW_SRC})
         config.nav = nav
@@ -407,7 +406,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         serving = self.active is not None and self.inputs is not None
         memo = self.inputs.markdown if serving else None
         site_memo = self.inputs.site_markdown if serving else None
-        return render_llms(self.loaded.glossary, project.records_dir, project.root / OVERRIDES_DIR, site_url, site_name, self.loaded.diagrams, memo=memo, site_memo=site_memo)
+        return render_llms(self.loaded.glossary, project.records_dir, project.root / OVERRIDES_DIR, site_url, site_name, self.loaded.diagrams, reference=project.reference_gpus, memo=memo, site_memo=site_memo)
 
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         """Our pages are rendered by the core (markdown-it-py, the engine `check` validated);
@@ -630,7 +629,8 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         assert self.loaded is not None
         glossary = self.loaded.glossary
         incremental = self.active
-        site_snippets = SiteSnippets(self.loaded.project.records_dir)
+        project = self.loaded.project
+        site_snippets = SiteSnippets(project.records_dir, project.reference_gpus)
         options = RenderOptions(glossary, RelativeLinker(src), site_snippets, href=_md_href(src, url, files))
         if src == pages.HOME_SRC:
             return self._generated(src, url, options, pages.home_parts(glossary, [(MAP_TITLE.lower(), MAP_SRC), *((f"the book as {label}", src) for label, src in self.downloads)]))
@@ -642,7 +642,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             return self._generated(src, url, options, [self.publisher.whats_new(url)])
         href = _href_from(glossary, url, files)
         if src == COMPARE_SRC:  # its table is raw HTML: links are the final URLs
-            return self._generated(src, url, options, [comparison_markdown(glossary, self.loaded.project.records_dir, term_href=lambda term: href(term.slug) or "")])
+            return self._generated(src, url, options, [comparison_markdown(glossary, project.records_dir, reference=project.reference_gpus, term_href=lambda term: href(term.slug) or "")])
         if src == MAP_SRC:
             if incremental is None:
                 if self._map_text is None:  # drawn in a side process (its force layout takes a while)

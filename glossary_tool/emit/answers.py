@@ -23,6 +23,7 @@ from glossary_tool.model import SECTION_TITLES, Glossary, Snippet, Term
 from glossary_tool.verify import records as _records
 from glossary_tool.verify.freshness import Freshness, freshness
 from glossary_tool.verify.records import PASSED, Record, read_artifact, read_record
+from glossary_tool.verify.reference import ReferenceGpu
 
 _records_for = getattr(_records, "records_for", None)
 
@@ -115,12 +116,12 @@ def search_answer(glossary: Glossary, query: str, hits: Sequence[lookup.Hit], si
     return "\n".join(lines) + "\n"
 
 
-def term_answer(glossary: Glossary, term: Term, records_root: Path, site: Site, diagrams: Mapping[str, Any] | None = None) -> str:
+def term_answer(glossary: Glossary, term: Term, records_root: Path, site: Site, diagrams: Mapping[str, Any] | None = None, *, reference: Sequence[ReferenceGpu]) -> str:
     """The whole term as Markdown: title, summary, body with plain absolute links, each snippet
-    with what each GPU printed (PlainSnippets, as in the Markdown copies), diagrams as text,
-    equivalents and sources. No "Linked from" list and no link titles: neighbourhood_answer has
-    those, and they doubled the size."""
-    text = term_markdown(term, glossary, site.linker, PlainSnippets(records_root), extra_after_body=diagram_text(term, diagrams or {}), compact=True)
+    with what each GPU printed (PlainSnippets, as in the Markdown copies; ``reference``: the
+    reference GPUs), diagrams as text, equivalents and sources. No "Linked from" list and no
+    link titles: neighbourhood_answer has those, and they doubled the size."""
+    text = term_markdown(term, glossary, site.linker, PlainSnippets(records_root, tuple(reference)), extra_after_body=diagram_text(term, diagrams or {}), compact=True)
     title, _, rest = text.partition("\n")
     meta = f"*{SECTION_TITLES.get(term.section, term.section)} · `{term.slug}` · {site.page(term)}*\n\n**Summary:** {md_escape_text(term.summary)}"
     tail = ""

@@ -37,7 +37,7 @@ from glossary_tool.emit.render import MarkdownBlock, PageState, RenderOptions, r
 from glossary_tool.emit.snippets import PlainSnippets
 from glossary_tool.link.equivalents import equivalent_target
 from glossary_tool.model import VENDORS, Glossary, Section, Term
-from glossary_tool.verify.outputs import reference_of
+from glossary_tool.verify.reference import ReferenceGpu
 
 LICENSE = "Content CC BY 4.0 (https://creativecommons.org/licenses/by/4.0/); code MIT."
 CSS = """
@@ -137,6 +137,8 @@ def _xhtml(fragment_html: str) -> str:
 class Book:
     glossary: Glossary
     records_root: Path
+    #: The reference GPUs (read from the site config by the caller: make_book).
+    reference: tuple[ReferenceGpu, ...]
     title: str
     identifier: str
     modified: str
@@ -144,7 +146,7 @@ class Book:
     #: name -> Diagram (glossary_tool.draw); drawn inline as SVG after the term's body
     diagrams: Mapping[str, Any] = field(default_factory=dict)
     #: (term, make) -> make() or what an earlier build made for the same inputs: a build
-    #: passes its page cache (adapters/mkdocs_plugin.py), so an unchanged term's XHTML is
+    #: passes its page cache (the site adapter's plugin), so an unchanged term's XHTML is
     #: not rendered again. Diagrams stay outside it (each is drawn once per book).
     memo: Callable[[Term, Callable[[], str]], str] = field(default=lambda term, make: make())
 
@@ -176,7 +178,7 @@ class Book:
     def _options(self, term: Term) -> RenderOptions:
         """The book renders with the site's engine: in-book links, ids prefixed with the term,
         body headings one level below the term's h2 title, code highlighted for print."""
-        plain = PlainSnippets(self.records_root)
+        plain = PlainSnippets(self.records_root, self.reference)
         return RenderOptions(
             self.glossary,
             BookLinker(self.glossary),
@@ -232,8 +234,8 @@ class Book:
         drawn: dict[str, str] = {}
         out = [(chapter_file(s), s.title, self.section_xhtml(s, drawn)) for s in self.glossary.sections]
         out.append(("rosetta.xhtml", "Rosetta", self.rosetta_xhtml()))
-        gpus = comparison_xhtml(self.glossary, self.records_root, BookLinker(self.glossary))
-        out.append(("gpu-comparison.xhtml", comparison_title(reference_of(self.records_root)).split(":")[0], gpus))
+        gpus = comparison_xhtml(self.glossary, self.records_root, BookLinker(self.glossary), self.reference)
+        out.append(("gpu-comparison.xhtml", comparison_title(self.reference).split(":")[0], gpus))
         out.append(("a-z.xhtml", "A-Z index", self.az_xhtml()))
         return out
 
@@ -270,7 +272,8 @@ def make_book(loaded, site_url: str | None = None) -> Book:
     title = glossary.home.title if glossary.home else "GPU Glossary"
     identifier = f"urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, site_url)}"
     modified = source_date(loaded.project.root).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return Book(glossary, loaded.project.records_dir, title, identifier, modified, site_url, dict(getattr(loaded, "diagrams", {}) or {}))
+    project = loaded.project
+    return Book(glossary, project.records_dir, project.reference_gpus, title, identifier, modified, site_url, dict(getattr(loaded, "diagrams", {}) or {}))
 
 
 def epub_with_leftovers(book: Book) -> tuple[bytes, list]:

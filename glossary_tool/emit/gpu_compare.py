@@ -17,7 +17,7 @@ from pathlib import Path
 from glossary_tool.emit.links import Linker, RelativeLinker
 from glossary_tool.emit.markdown import fence_for, md_escape_text, md_link
 from glossary_tool.model import Glossary, Snippet, Term
-from glossary_tool.verify.outputs import differing_lines, passing_runs, reference_of
+from glossary_tool.verify.outputs import differing_lines, passing_runs
 from glossary_tool.verify.reference import ReferenceGpu, short_name
 
 COMPARE_SRC = "gpu-comparison.md"
@@ -59,9 +59,10 @@ def comparison_title(reference: Sequence[ReferenceGpu]) -> str:
     return f"{' vs '.join(names)}: the same programs on {NUMBER_WORDS.get(len(names), str(len(names)))} GPUs"
 
 
-def comparison(glossary: Glossary, records_root: Path, reference: Sequence[ReferenceGpu] | None = None) -> Comparison:
-    """Every snippet whose passing outputs differ between GPUs, in reading order."""
-    gpus = reference_of(records_root) if reference is None else tuple(reference)
+def comparison(glossary: Glossary, records_root: Path, reference: Sequence[ReferenceGpu]) -> Comparison:
+    """Every snippet whose passing outputs differ between GPUs, in reading order; the
+    ``reference`` GPUs get the first columns."""
+    gpus = tuple(reference)
     columns: dict[str, Column] = {gpu.key: Column(gpu.key, gpu.label, gpu.name) for gpu in gpus}
     rows: list[Row] = []
     compared = 0
@@ -129,9 +130,9 @@ def comparison_markdown(
     records_root: Path,
     linker: Linker | None = None,
     *,
+    reference: Sequence[ReferenceGpu],
     tables: bool = True,
     term_href: Callable[[Term], str] | None = None,
-    reference: Sequence[ReferenceGpu] | None = None,
 ) -> str:
     """The page as Markdown: with ``tables`` an HTML table (the site), else a list per snippet (llms.txt).
 
@@ -151,7 +152,7 @@ def comparison_markdown(
     return "\n\n".join(parts) + "\n"
 
 
-def comparison_xhtml(glossary: Glossary, records_root: Path, linker: Linker, reference: Sequence[ReferenceGpu] | None = None) -> str:
+def comparison_xhtml(glossary: Glossary, records_root: Path, linker: Linker, reference: Sequence[ReferenceGpu]) -> str:
     """The page as an XHTML chapter body for the book."""
     comp = comparison(glossary, records_root, reference)
     table = comparison_table(comp, linker.to_term) if comp.rows else ""

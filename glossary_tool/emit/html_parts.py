@@ -1,4 +1,4 @@
-"""HTML building blocks shaped the way Material for MkDocs styles and scripts them.
+"""HTML building blocks shaped the way the Material theme styles and scripts them.
 
 Pages are rendered by markdown-it-py and generated parts (snippet tabs, badges, tables) are
 inserted as HTML, so the markup Material's CSS and JavaScript expect (highlighted code with a
@@ -71,7 +71,7 @@ def tabbed_set(group: str, tabs: Sequence[tuple[str, str]], *, selected: int = 0
     """Material content tabs (pymdownx.tabbed, alternate style) from ``(label, content_html)``.
 
     ``group`` must be unique on the page (it names the radio group and the input ids).
-    Labels are plain text. ``content.tabs.link`` in mkdocs.yml links tabs with equal labels.
+    Labels are plain text. ``content.tabs.link`` in the site config links tabs with equal labels.
     """
     name = f"__tabbed_{group}"
     inputs = "".join(f'<input{" checked" if i == selected else ""} id="{name}_{i + 1}" name="{name}" type="radio">' for i in range(len(tabs)))

@@ -1,6 +1,6 @@
 """Where a page lives and how one page links to another, per output format.
 
-The site links relatively between ``.md`` sources (MkDocs turns them into URLs),
+The site links relatively between ``.md`` sources (the site generator turns them into URLs),
 llms.txt uses absolute URLs of the Markdown copies, and single-file outputs (the EPUB,
 llms-full.txt) use in-document anchors. One protocol, three small implementations.
 """
@@ -34,7 +34,7 @@ class Linker(Protocol):
 
 @dataclass(frozen=True)
 class RelativeLinker:
-    """Relative links from the page at ``from_src`` (site pages, MkDocs resolves them)."""
+    """Relative links from the page at ``from_src`` (site pages; the site generator resolves them)."""
 
     from_src: str
 

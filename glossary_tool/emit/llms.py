@@ -7,7 +7,7 @@ of which a glossary may override with a file of the same name in ``llms_txt/`` a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -22,7 +22,7 @@ from glossary_tool.emit.markdown import BodyRewriter, fence_for, term_markdown
 from glossary_tool.emit.pages import az_markdown, rosetta_markdown
 from glossary_tool.emit.snippets import LANG_LEXER, PlainSnippets
 from glossary_tool.model import Glossary, Snippet, Term
-from glossary_tool.verify.outputs import reference_of
+from glossary_tool.verify.reference import ReferenceGpu
 
 ABOUT = (
     "An interlinked dictionary of the GPU stack (device hardware, device software, host software, "
@@ -74,12 +74,13 @@ class CompactSnippets:
     """
 
     records_root: Path
+    reference: tuple[ReferenceGpu, ...]
     absolute: AbsoluteLinker
     #: The toolchain the file's introduction states (badges that match leave it out).
     toolchain: str = ""
 
     def __call__(self, term: Term, snippet: Snippet) -> str:
-        block = PlainSnippets(self.records_root, toolchain=self.toolchain)(term, snippet)
+        block = PlainSnippets(self.records_root, self.reference, toolchain=self.toolchain)(term, snippet)
         lines = snippet.source.rstrip("\n").count("\n") + 1
         source = fence_for(snippet.source, LANG_LEXER.get(snippet.lang, ""))
         if lines <= INLINE_SOURCE_LINES or not block.startswith(source):
@@ -156,10 +157,12 @@ def render_llms(
     site_name: str,
     diagrams: Mapping[str, Any] | None = None,
     *,
+    reference: Sequence[ReferenceGpu],
     memo: TermMemo | None = None,
     site_memo: SiteMemo | None = None,
 ) -> LlmsFiles:
-    """Every file; ``memo`` may answer a term's Markdown (three variants per term) and
+    """Every file; ``reference``: the reference GPUs (the caller read them from the site
+    config); ``memo`` may answer a term's Markdown (three variants per term) and
     ``site_memo`` a whole-glossary part from an earlier run."""
 
     def once(term: Term, variant: str, compute: Callable[[], str]) -> str:
@@ -170,9 +173,10 @@ def render_llms(
 
     absolute = AbsoluteLinker(site_url)
     anchors = AnchorLinker()
-    snippets = PlainSnippets(records_root)
+    reference = tuple(reference)
+    snippets = PlainSnippets(records_root, reference)
     toolchain = whole("toolchain", partial(common_toolchain, glossary, records_root))
-    compact = CompactSnippets(records_root, absolute, toolchain)
+    compact = CompactSnippets(records_root, reference, absolute, toolchain)
     home = glossary.home
     title = home.title if home else site_name
     summary = home.summary if home and home.summary else "An interlinked GPU glossary."
@@ -203,15 +207,15 @@ def render_llms(
         section_files.append((section, {"title": section.title, "anchor": f"section-{section.slug}", "summary": local_intro, "terms": section_terms}))
     files["a-z.md"] = whole("a-z.md", partial(az_markdown, glossary, absolute))
     files["rosetta.md"] = whole("rosetta.md", partial(rosetta_markdown, glossary, absolute))
-    files[COMPARE_SRC] = whole(COMPARE_SRC, partial(comparison_markdown, glossary, records_root, absolute, tables=False))
+    files[COMPARE_SRC] = whole(COMPARE_SRC, partial(comparison_markdown, glossary, records_root, absolute, reference=reference, tables=False))
     optional = [
         {"title": "A-Z index", "url": absolute.to_page("a-z.md"), "summary": "every term, abbreviation and alias with a link to its term"},
         {"title": "Rosetta", "url": absolute.to_page("rosetta.md"), "summary": "CUDA terms against AMD ROCm/HIP, Apple Metal, Intel SYCL/oneAPI and Vulkan/WebGPU names"},
-        {"title": comparison_title(reference_of(records_root)), "url": absolute.to_page(COMPARE_SRC), "summary": "every snippet whose output differs between the reference GPUs, the differing lines side by side"},
+        {"title": comparison_title(reference), "url": absolute.to_page(COMPARE_SRC), "summary": "every snippet whose output differs between the reference GPUs, the differing lines side by side"},
         {"title": "The whole glossary in one file", "url": absolute.to_page("llms-full.txt"), "summary": "all terms in reading order, linked within the file, with every verified output"},
     ]
     env = _env(templates)
-    gpus = "; ".join(f"{gpu.label} is an {gpu.name}" for gpu in reference_of(records_root))
+    gpus = "; ".join(f"{gpu.label} is an {gpu.name}" for gpu in reference)
     if toolchain:
         gpus += f"; unless a badge says otherwise, each ran with {toolchain}"
     context = {"title": title, "summary": summary, "about": ABOUT, "site_url": site_url, "inline_lines": INLINE_SOURCE_LINES, "gpus": gpus or "named in each badge"}

@@ -6,7 +6,7 @@ and points at llms.txt with ``rel="describedby"``; a term page also gets two but
 page as Markdown" (glossary/assets/copy-markdown.js fetches the same copy from the site and
 puts it on the clipboard) and "View as Markdown" (a plain link, which works without script).
 
-Pure functions of the glossary and page paths; the MkDocs adapter inserts the fragments.
+Pure functions of the glossary and page paths; the site adapter inserts the fragments.
 """
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ def sitemap_stubs(glossary: Glossary) -> dict[str, str]:
 
     Material's instant navigation reads every ``<link rel="alternate">`` as another language's
     site and fetches ``sitemap.xml`` beside its href; for a term page that is
-    ``<section>/sitemap.xml``, which MkDocs does not write, so every term page logged a 404.
+    ``<section>/sitemap.xml``, which the site generator does not write, so every term page logged a 404.
     An empty sitemap there answers that fetch and lists nothing (the site's sitemap stays the
     one at the root).
     """

@@ -46,7 +46,7 @@ class TocEntry:
     children: tuple[TocEntry, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
-        """The shape of Python-Markdown's ``toc_tokens`` (what MkDocs' ``get_toc`` reads)."""
+        """The shape of Python-Markdown's ``toc_tokens`` (what the site generator's ``get_toc`` reads)."""
         return {"level": self.level, "id": self.id, "name": self.name, "children": [c.as_dict() for c in self.children]}
 
 

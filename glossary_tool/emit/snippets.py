@@ -77,7 +77,7 @@ class SnippetView:
         return []
 
 
-def view(records_root: Path, term: Term, snippet: Snippet, reference: Sequence[ReferenceGpu] | None = None) -> SnippetView:
+def view(records_root: Path, term: Term, snippet: Snippet, reference: Sequence[ReferenceGpu]) -> SnippetView:
     runs = tuple(passing_runs(records_root, term, snippet, reference))
     records = list(records_for(records_root, term, snippet).values())
     fresh_records = [r for r in records if freshness(snippet, r) is Freshness.FRESH]
@@ -117,12 +117,12 @@ class SiteSnippets:
     The Output tab holds a tab per GPU. The fragment is one ``<div class="snippet">``, a raw
     HTML block that Python-Markdown passes through untouched (blank lines inside ``<pre>``
     included; a ``markdown="0"`` attribute would do the same but stay in the page as an
-    invalid attribute), and that an HTML renderer inserts as it is. ``reference`` defaults to the reference GPUs in
-    the mkdocs.yml beside ``records_root``.
+    invalid attribute), and that an HTML renderer inserts as it is. ``reference``: the
+    reference GPUs, which the caller read from the site config (pipeline.Project.reference_gpus).
     """
 
     records_root: Path
-    reference: tuple[ReferenceGpu, ...] | None = None
+    reference: tuple[ReferenceGpu, ...]
 
     def html(self, term: Term, snippet: Snippet) -> str:
         v = view(self.records_root, term, snippet, self.reference)
@@ -182,8 +182,9 @@ class PlainSnippets:
     """Plain Markdown for LLM readers and the book: source, badge, each GPU's output by name."""
 
     records_root: Path
+    #: The reference GPUs (as for :class:`SiteSnippets`).
+    reference: tuple[ReferenceGpu, ...]
     include_sass: bool = False
-    reference: tuple[ReferenceGpu, ...] | None = None
     #: llms-full.txt states the toolchain most runs share (and each GPU's full name) once:
     #: badges then read "Ran on H100 SXM and H200 SXM (sm_90), 2026-11-23", naming a
     #: toolchain only where it differs. None: every badge in full.

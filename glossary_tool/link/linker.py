@@ -1,7 +1,7 @@
 """Resolve every cross-reference, build the networkx term graph, and run the graph checks.
 
-Resolution happens only after all terms are loaded (as Sphinx's glossary and
-mkdocs-autorefs do), so a term may link to one defined later in the reading order.
+Resolution happens only after all terms are loaded (as Sphinx's glossary and the site
+generator's autorefs plugin do), so a term may link to one defined later in the reading order.
 Every step is linear in terms + links: a 5,000-term glossary checks in seconds.
 
 The checks need only who links to whom, which plain dictionaries give; the networkx graph

@@ -42,7 +42,7 @@ _EVENT_ATTR = re.compile(r"<[^>]*?[\s/\"']on[a-z]+\s*=", re.I | re.S)
 _URL_ATTR = re.compile(r"[\s/\"'](?:href|src|action|formaction|xlink:href|srcset|poster|data|background|cite|codebase)\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s>\"']+)", re.I)
 # Markdown link destinations: [t](dest), [t](<dest>), reference definitions, <scheme:...> autolinks
 _MD_DEST = re.compile(r"\]\(\s*<([^>\n]*)>|\]\(\s*([^\s)]+)|^ {0,3}\[[^\]\n]+\]:\s*<?([^\s>]+)|<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*)>", re.M)
-# attr_list (enabled in mkdocs.yml) puts any attribute on the element: {: onclick="..." }
+# attr_list (enabled in the site config) puts any attribute on the element: {: onclick="..." }
 _ATTR_LIST = re.compile(r"\{:?([^}\n]*)\}")
 _ATTR_EVENT = re.compile(r"(?:^|[\s\"'])on[a-z]+\s*=", re.I)
 _ATTR_URL = re.compile(r"(?:^|\s)(?:href|src|action|formaction|xlink:href|srcset|poster|data)\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s\"']+)", re.I)

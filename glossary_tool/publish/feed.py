@@ -107,7 +107,7 @@ def whats_new_html(changes: Iterable[Change], href: Callable[[Term], str], feed_
 
 
 def whats_new_markdown(changes: Iterable[Change], href: Callable[[Term], str], feed_href: str, fallback: str = "") -> str:
-    """The page as MkDocs reads it: a title and one raw HTML block (no blank line inside)."""
+    """The page as the site generator reads it: a title and one raw HTML block (no blank line inside)."""
     return f"# {WHATS_NEW_TITLE}\n\n{whats_new_html(changes, href, feed_href, fallback)}\n"
 
 

@@ -12,13 +12,12 @@ import difflib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 from glossary_tool.model import Snippet, Term
 from glossary_tool.verify.freshness import Freshness, freshness
 from glossary_tool.verify.records import PASSED, Machine, Record, records_for
-from glossary_tool.verify.reference import ReferenceGpu, gpu_label, load_reference_gpus
+from glossary_tool.verify.reference import ReferenceGpu, gpu_label
 
 
 @dataclass(frozen=True)
@@ -43,21 +42,6 @@ class GpuRun:
         return f"Ran on {self.label} ({m.gpu_name}, {arch}): CUDA {m.cuda_runtime_version}, driver {m.driver_version}, {self.record.date}"
 
 
-@lru_cache(maxsize=16)
-def _reference_cached(path: str, mtime_ns: int) -> tuple[ReferenceGpu, ...]:
-    return load_reference_gpus(Path(path)).gpus
-
-
-def reference_of(records_root: Path) -> tuple[ReferenceGpu, ...]:
-    """The reference GPUs of the project whose records live in ``records_root`` (mkdocs.yml beside it)."""
-    config = records_root.parent / "mkdocs.yml"
-    try:
-        stamp = config.stat().st_mtime_ns
-    except OSError:
-        return ()
-    return _reference_cached(str(config), stamp)
-
-
 _GENERIC = re.compile(r"^nvidia\s+", re.I)
 
 
@@ -73,9 +57,10 @@ def gpu_of_term(term: Term, machine: Machine) -> bool:
     return False
 
 
-def passing_runs(records_root: Path, term: Term, snippet: Snippet, reference: Sequence[ReferenceGpu] | None = None) -> list[GpuRun]:
-    """Every GPU's fresh passing run of ``snippet``, in the order pages show them."""
-    gpus = reference_of(records_root) if reference is None else tuple(reference)
+def passing_runs(records_root: Path, term: Term, snippet: Snippet, reference: Sequence[ReferenceGpu]) -> list[GpuRun]:
+    """Every GPU's fresh passing run of ``snippet``, in the order pages show them; ``reference``:
+    the reference GPUs (the caller read them from the site config: pipeline.Project)."""
+    gpus = tuple(reference)
     runs = [
         GpuRun(key, gpu_label(record.machine, gpus, snippet), record)
         for key, record in records_for(records_root, term, snippet).items()

@@ -1,6 +1,6 @@
 """The reference GPUs: the models every snippet must have passed on, configured once.
 
-They are listed under the glossary plugin in ``mkdocs.yml``::
+They are listed under the glossary plugin in the site config::
 
     plugins:
       - glossary:
@@ -14,8 +14,9 @@ They are listed under the glossary plugin in ``mkdocs.yml``::
               compute_capability: "9.0"
               gpus: 2
 
-``glossary check`` reads the file as YAML without importing MkDocs (tags such as
-``!!python/name:`` are read as plain values). The labels are also used on the page for
+``glossary check`` reads the file as YAML without importing the site generator (tags such
+as ``!!python/name:`` are read as plain values). The caller names the file (the pipeline:
+its name is the site adapter's business). The labels are also used on the page for
 records from these GPUs; any other GPU is labelled by its device name.
 """
 
@@ -24,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -119,18 +121,33 @@ class ReferenceConfig:
         return gpu_label(machine, self.gpus, snippet)
 
 
-def load_reference_gpus(mkdocs_yml: Path, store: Cache | None = None) -> ReferenceConfig:
-    """The reference GPUs of the glossary whose config is ``mkdocs_yml`` (none if it has none).
+def load_reference_gpus(config: Path, store: Cache | None = None) -> ReferenceConfig:
+    """The reference GPUs of the glossary whose site config is ``config`` (none if it has none).
     ``store``: the result for the same text is kept there (the site config in pure-Python
     YAML cost a warm check 30 ms)."""
     try:
-        text = mkdocs_yml.read_text(encoding="utf-8")
+        text = config.read_text(encoding="utf-8")
     except OSError:
         return ReferenceConfig(())
-    where = str(mkdocs_yml.name)
+    where = str(config.name)
     if store is None:
         return _reference_gpus(where, text)
     return store.get_or_make(cache.key("reference-gpus", where, text), lambda: _reference_gpus(where, text), counted=False)
+
+
+@lru_cache(maxsize=16)
+def _reference_cached(path: str, mtime_ns: int) -> tuple[ReferenceGpu, ...]:
+    return load_reference_gpus(Path(path)).gpus
+
+
+def reference_gpus_of(config: Path) -> tuple[ReferenceGpu, ...]:
+    """The reference GPUs in the site config ``config`` (none if it is missing), read again
+    only when its modification time changes: every page's snippets ask."""
+    try:
+        stamp = config.stat().st_mtime_ns
+    except OSError:
+        return ()
+    return _reference_cached(str(config), stamp)
 
 
 def _reference_gpus(where: str, text: str) -> ReferenceConfig:
