@@ -358,17 +358,56 @@ def test_keyboard_n_and_p_follow_the_reading_order(web: Watched, glossary):
     web.assert_clean()
 
 
-@pytest.mark.search_index
-def test_pages_load_without_console_errors_or_offsite_requests(web: Watched, glossary, real_site):
-    paths = ["", "a-z/", "rosetta/", f"{glossary.sections[0].slug}/"]
+@dataclass(frozen=True)
+class Visit:
+    """What one page of the tour showed once loaded."""
+
+    path: str
+    headings: int  # ``article h1`` elements
+    alternate: str  # resolved href of ``<link rel=alternate type=text/markdown>``
+    describedby: str  # resolved href of ``<link rel=describedby type=text/markdown>``
+
+
+@dataclass(frozen=True)
+class Tour:
+    """One page of every kind loaded in turn in one context with the real search index: the
+    pages the clean-load test and the head-link test both read (one load each instead of
+    two; a load costs about 3 s of CPU)."""
+
+    visits: tuple[Visit, ...]
+    watched: Watched
+    #: (page, its Markdown copy) as the head links name them.
+    copies: tuple[tuple[str, str], ...]
+
+
+@pytest.fixture(scope="module")
+def tour(browser: Browser, base_url: str, glossary, real_site: Path) -> Iterator[Tour]:
+    section = glossary.sections[0]
+    first = glossary.terms[section.terms[0]]
     snippet_term = next((t for t in glossary.ordered_terms() if t.snippets), None)
+    copies = (("", "llms.txt"), (f"{section.slug}/", f"llms-{section.slug}.txt"), (f"{first.section}/{first.slug}/", f"{first.section}/{first.slug}.md"), ("a-z/", "a-z.md"), ("rosetta/", "rosetta.md"))
+    paths = [path for path, _ in copies]
     if snippet_term is not None:
         paths.append(f"{snippet_term.section}/{snippet_term.slug}/")
     if (real_site / "map/index.html").exists():
         paths.append("map/")
-    for path in paths:
-        web.goto(path)
-        assert web.page.locator("article h1").count() == 1, path
+    watched = _open(browser, base_url, search_index=True)
+    try:
+        visits = []
+        for path in dict.fromkeys(paths):
+            watched.goto(path)
+            visits.append(Visit(path, watched.page.locator("article h1").count(), _head_link(watched.page, "alternate"), _head_link(watched.page, "describedby")))
+        yield Tour(tuple(visits), watched, copies)
+    finally:
+        watched.context.close()
+
+
+def test_pages_load_without_console_errors_or_offsite_requests(tour: Tour):
+    kinds = {visit.path for visit in tour.visits}
+    assert {"", "a-z/", "rosetta/"} <= kinds and len(kinds) >= 5, kinds  # home, indexes, a section, terms (one with a snippet), the map
+    for visit in tour.visits:
+        assert visit.headings == 1, visit.path
+    web = tour.watched
     assert len(web.requests) > 10
     assert all(url.startswith(web.base) for url in web.requests), [u for u in web.requests if not u.startswith(web.base)]
     web.assert_clean()
@@ -492,14 +531,12 @@ def _head_link(page: Page, rel: str) -> str:
     return page.evaluate("(rel) => { const l = document.querySelector(`head link[rel='${rel}'][type='text/markdown']`); return l ? l.href : ''; }", rel)
 
 
-def test_every_page_head_names_its_markdown_copy_and_llms_txt(web: Watched, glossary, real_site: Path):
-    section = glossary.sections[0]
-    term = glossary.terms[section.terms[0]]
-    cases = [("", "llms.txt"), (f"{section.slug}/", f"llms-{section.slug}.txt"), (f"{term.section}/{term.slug}/", f"{term.section}/{term.slug}.md"), ("a-z/", "a-z.md"), ("rosetta/", "rosetta.md")]
-    for path, copy in cases:
-        web.goto(path)
-        assert _head_link(web.page, "alternate") == web.base + copy, path
-        assert _head_link(web.page, "describedby") == web.base + "llms.txt", path
+def test_every_page_head_names_its_markdown_copy_and_llms_txt(tour: Tour, real_site: Path):
+    visits = {visit.path: visit for visit in tour.visits}
+    web = tour.watched
+    for path, copy in tour.copies:
+        assert visits[path].alternate == web.base + copy, path
+        assert visits[path].describedby == web.base + "llms.txt", path
         assert (real_site / copy).is_file(), copy
         response = web.page.request.get(web.base + copy)
         assert response.ok and response.text() == (real_site / copy).read_text(encoding="utf-8")

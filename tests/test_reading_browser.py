@@ -114,29 +114,36 @@ def _open_search(page) -> None:
     expect(page.locator(".md-search-result__meta")).not_to_contain_text("Initializing", timeout=20_000)
 
 
-#: Resolves once the result list has not changed for 80 ms: the search worker may answer the
-#: same query twice (on input and on keyup), and the second answer re-renders the list.
-_SETTLED = """() => new Promise(resolve => {
+#: Resolves with the result links once the list is in the wanted state: empty (``false``), or
+#: holding results that have not changed for 80 ms (``true``: the search worker may answer the
+#: same query twice, on input and on keyup, and the second answer re-renders the list). One
+#: round trip, woken by the list's own mutations: polling from Python cost 0.1-0.25 s a step.
+_RESULTS = """(want) => new Promise((resolve, reject) => {
   const list = document.querySelector('.md-search-result__list');
-  let timer;
-  const observer = new MutationObserver(() => { clearTimeout(timer); timer = setTimeout(done, 80); });
-  function done() { observer.disconnect(); resolve(); }
+  const ready = () => (list.querySelector('.md-search-result__item') !== null) === want;
+  let timer = null;
+  const observer = new MutationObserver(check);
+  const giveUp = setTimeout(() => { observer.disconnect(); reject(new Error(`search results never ${want ? 'came' : 'cleared'}`)); }, 10000);
+  function done() {
+    observer.disconnect(); clearTimeout(giveUp);
+    resolve([...list.querySelectorAll('.md-search-result__item > a')].map(a => a.href));
+  }
+  function check() { clearTimeout(timer); if (ready()) timer = setTimeout(done, want ? 80 : 0); }
   observer.observe(list, {childList: true, subtree: true, characterData: true});
-  timer = setTimeout(done, 80);
+  check();
 })"""
 
 
 def _results_for(page, query: str) -> list[str]:
-    """The result links for ``query`` once they are rendered (the list is empty in between)."""
+    """The result links for ``query`` once they are rendered (the list is emptied in between, so
+    no link of the previous query is read)."""
     field = page.locator("input.md-search__input")
     field.fill("")
     field.press("End")  # Material searches on keyup
-    expect(page.locator(".md-search-result__item")).to_have_count(0)
+    page.evaluate(_RESULTS, False)
     field.fill(query)
     field.press("End")
-    expect(page.locator(".md-search-result__item").first).to_be_attached(timeout=10_000)
-    page.evaluate(_SETTLED)  # the worker may post twice while typing settles
-    return [h.split("?")[0] for h in page.locator(".md-search-result__item > a").evaluate_all("els => els.map(e => e.href)")]
+    return [h.split("?")[0] for h in page.evaluate(_RESULTS, True)]
 
 
 def test_name_queries_cover_every_section_and_vendor(glossary):
