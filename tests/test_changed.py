@@ -247,6 +247,7 @@ def rich_glossary(root: Path, rng: random.Random, n: int = 14) -> Path:
     """Terms with aliases, abbreviations, headings, anchors, tables, quotes and code."""
     slugs = [f"t{i}" for i in range(n)]
     toc: dict[str, list[str]] = {s: [] for s in SECTIONS}
+    files: dict[str, str | bytes] = {}
     for i, slug in enumerate(slugs):
         section = SECTIONS[i % len(SECTIONS)]
         toc[section].append(slug)
@@ -261,12 +262,9 @@ def rich_glossary(root: Path, rng: random.Random, n: int = 14) -> Path:
         ]
         rng.shuffle(parts)
         extra = f"aliases: [alias {i}]" + (f"\nabbreviation: AB{i}" if i % 4 == 0 else "")
-        text = term_text(f"Title {i}", "\n\n".join(parts) + "\n", extra=extra)
-        path = root / "glossary" / section / f"{slug}.md"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    (root / "glossary/toc.yml").write_text("".join(f"{s}:\n" + "".join(f"  - {t}\n" for t in ts) for s, ts in toc.items()), encoding="utf-8")
-    (root / "glossary/device-hardware/index.md").write_text(f"---\ntitle: Device Hardware\nsummary: Intro.\n---\nStart at [[{slugs[0]}#part-0|part zero]] or [[alias 3]].\n")
+        files[f"{section}/{slug}.md"] = term_text(f"Title {i}", "\n\n".join(parts) + "\n", extra=extra)
+    files["device-hardware/index.md"] = f"---\ntitle: Device Hardware\nsummary: Intro.\n---\nStart at [[{slugs[0]}#part-0|part zero]] or [[alias 3]].\n"
+    write_glossary(root, files, toc)
     (root / "diagrams").mkdir()
     for k in range(3):
         shown = rng.sample(slugs, 2)
