@@ -63,6 +63,12 @@ def paused_gc() -> Iterator[None]:
         yield
     finally:
         if enabled:
+            # What was made meanwhile is young to the collector: the first collection after
+            # gc.enable() would walk all of it (0.34 s after a cold 5,000-term check, 0.09 s
+            # warm). freeze + unfreeze moves it to the oldest generation unexamined (two list
+            # splices), where a later full collection still finds any cycle in it.
+            gc.freeze()
+            gc.unfreeze()
             gc.enable()
 
 
