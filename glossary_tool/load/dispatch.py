@@ -67,7 +67,9 @@ def _chain(rules: Sequence[tuple[str, BlockRule]]) -> BlockRule:
                     return True
             return False
         char = state.src[pos]
-        found = by_char.get(char) or candidates(char)
+        found = by_char.get(char)
+        if found is None:  # an empty tuple (no rule takes this character) is an answer too
+            found = candidates(char)
         for rule in found:
             if rule is table:
                 following = line + 1
