@@ -128,3 +128,72 @@ def test_a_failed_worker_has_its_share_parsed_here(broken_glossary: Path, forks:
     survived, _ = _check(broken_glossary, 2)
     assert forks == [1]
     assert survived == one
+
+
+def _term_files(root: Path) -> list[files.TermFile]:
+    tree = files.walk_tree(root / "glossary", [])
+    return [files.TermFile(section, path.stem, shown, path.read_bytes()) for section, path, shown in tree.term_files]
+
+
+@pytest.fixture
+def parses(monkeypatch: pytest.MonkeyPatch) -> tuple[object, object, int]:
+    """Count parse_term calls in this process and in the workers (shared counters), with
+    small claims so that every process takes several."""
+    import multiprocessing
+    import os
+    import time
+
+    context = multiprocessing.get_context("fork")
+    here, there = context.Value("q", 0), context.Value("q", 0)
+    parent = os.getpid()
+    real = files.parse_term
+
+    def counted(file: files.TermFile) -> files.ParseResult:
+        counter = here if os.getpid() == parent else there
+        with counter.get_lock():
+            counter.value += 1
+        if counter is here:
+            time.sleep(0.003)  # this process slower, so that a worker late to start still claims
+        return real(file)
+
+    monkeypatch.setattr(files, "parse_term", counted)
+    monkeypatch.setattr(files, "FORK_MIN_TERMS", 5)
+    monkeypatch.setattr(files, "CLAIM", 3)
+    return here, there, parent
+
+
+@needs_fork
+@pytest.mark.parametrize("processes", [2, 3])
+def test_claimed_terms_are_each_parsed_once_and_put_back_in_order(broken_glossary: Path, parses: tuple, processes: int) -> None:
+    here, there, _ = parses
+    term_files = _term_files(broken_glossary)
+    expected = [files.parse_term(f) for f in term_files]
+    here.value = 0
+    got = files._parse_all(term_files, processes, ())
+    assert got == expected
+    # every term parsed exactly once, the workers taking some: a claim lost (then parsed
+    # again here as a failed worker's) or taken twice would change the total
+    assert here.value + there.value == len(term_files)
+    assert there.value > 0
+    assert here.value > 0
+
+
+@needs_fork
+def test_a_worker_that_dies_mid_parse_loses_no_term(broken_glossary: Path, parses: tuple, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    here, there, parent = parses
+    term_files = _term_files(broken_glossary)
+    expected = [files.parse_term(f) for f in term_files]
+    here.value = 0
+    counting = files.parse_term
+
+    def dies(file: files.TermFile) -> files.ParseResult:
+        if os.getpid() != parent and there.value >= 7:  # two claims sent, the third cut short
+            os._exit(1)
+        return counting(file)
+
+    monkeypatch.setattr(files, "parse_term", dies)
+    assert files._parse_all(term_files, 2, ()) == expected
+    assert there.value == 7
+    assert here.value == len(term_files) - 6  # the worker's two whole claims came back
