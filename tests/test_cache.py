@@ -206,3 +206,16 @@ def test_an_unchanged_load_cache_is_not_read_again_in_the_same_process(copy, mon
     other.save()
     monkeypatch.setattr(cache_module, "_REMEMBERED", {pickle_file: ((0, 0, 0), cache_module._signing_key(), first._stored)})
     assert project_cache(copy)._stored.keys() == other._used.keys() and reads == [1]
+
+
+def test_entries_pickled_elsewhere_are_saved_as_given_and_replaced_by_a_later_put(tmp_path: Path):
+    from glossary_tool.load.cache import entry_bytes
+
+    store = Cache(tmp_path, "entries")  # not the "load" kind, which this process would remember instead of reading
+    store.put("a", ("parsed", 1), entry_bytes("a", ("parsed", 1)))
+    store.put("b", ("made", 2))
+    store.put("c", ("stale", 3), entry_bytes("c", ("stale", 3)))
+    store.put("c", ("fresh", 4))  # a later value under the key: its old bytes must not be written
+    store.save()
+    again = Cache(tmp_path, "entries")
+    assert [again.get(name) for name in "abc"] == [("parsed", 1), ("made", 2), ("fresh", 4)]

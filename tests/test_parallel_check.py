@@ -169,7 +169,7 @@ def test_claimed_terms_are_each_parsed_once_and_put_back_in_order(broken_glossar
     term_files = _term_files(broken_glossary)
     expected = [files.parse_term(f) for f in term_files]
     here.value = 0
-    got = files._parse_all(term_files, processes, ())
+    got, _ = files._parse_all(term_files, processes, ())
     assert got == expected
     # every term parsed exactly once, the workers taking some: a claim lost (then parsed
     # again here as a failed worker's) or taken twice would change the total
@@ -194,6 +194,6 @@ def test_a_worker_that_dies_mid_parse_loses_no_term(broken_glossary: Path, parse
         return counting(file)
 
     monkeypatch.setattr(files, "parse_term", dies)
-    assert files._parse_all(term_files, 2, ()) == expected
+    assert files._parse_all(term_files, 2, ())[0] == expected
     assert there.value == 7
     assert here.value == len(term_files) - 6  # the worker's two whole claims came back

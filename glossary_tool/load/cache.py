@@ -118,12 +118,24 @@ def _sign(payload: bytes | memoryview) -> bytes:
     return hmac.new(_signing_key(), payload, hashlib.sha256).digest()
 
 
-def _write_entries(entries: dict[str, Any], handle: _Signed) -> None:
-    """``entries`` as one pickle per (name, value), then None. A pickler remembers every
-    object it wrote until it is done, so one pickle of the whole dict kept all that its
-    values' pickling made (a page's HTML encoded to UTF-8, say) until the end."""
+def entry_bytes(name: str, value: Any) -> bytes:
+    """The pickle of one cache entry as :func:`_write_entries` writes it: a process that
+    computed ``value`` may pickle it there (:meth:`Cache.put` takes the bytes)."""
+    return pickle.dumps((name, value), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _write_entries(entries: dict[str, Any], handle: _Signed, pickled: dict[str, bytes] | None = None) -> None:
+    """``entries`` as one pickle per (name, value), then None (``pickled``: entries already
+    pickled by :func:`entry_bytes`). A pickler remembers every object it wrote until it is
+    done, so one pickle of the whole dict kept all that its values' pickling made (a page's
+    HTML encoded to UTF-8, say) until the end."""
+    pickled = pickled or {}
     for entry in entries.items():
-        pickle.dump(entry, handle, protocol=pickle.HIGHEST_PROTOCOL)
+        data = pickled.get(entry[0])
+        if data is not None:
+            handle.write(data)
+        else:
+            pickle.dump(entry, handle, protocol=pickle.HIGHEST_PROTOCOL)
     pickle.dump(None, handle, protocol=pickle.HIGHEST_PROTOCOL)
 
 
@@ -189,6 +201,8 @@ class Cache:
         self.kind = kind
         self._stored: dict[str, Any] = {}
         self._used: dict[str, Any] = {}
+        #: Entries of ``_used`` already pickled (:func:`entry_bytes`), by key.
+        self._pickled: dict[str, bytes] = {}
         #: An entry was stored under a key already on file (a manifest that changed): save.
         self._replaced = False
         self.hits = 0
@@ -231,8 +245,14 @@ class Cache:
         keeping it: for a lookup that is not a result of its own (load/files.py's manifest)."""
         return self._used.get(name, self._stored.get(name))
 
-    def put(self, name: str, value: Any) -> None:
+    def put(self, name: str, value: Any, pickled: bytes | None = None) -> None:
+        """Keep ``value`` under ``name``; ``pickled``: :func:`entry_bytes` of the two, made
+        where ``value`` was computed (a worker), which :meth:`save` then writes as they are."""
         self._used[name] = value
+        if pickled is not None:
+            self._pickled[name] = pickled
+        else:
+            self._pickled.pop(name, None)
 
     def get_or_make(self, name: str, make: Callable[[], T], *, counted: bool = True) -> T:
         """The result kept under ``name``, made by ``make()`` and kept when there is none.
@@ -251,6 +271,7 @@ class Cache:
         if self._stored.get(name) is not value:
             self._replaced = True
         self._used[name] = value
+        self._pickled.pop(name, None)
 
     def save(self) -> None:
         """Write the entries this run used (when they differ from what was read); a failure
@@ -267,7 +288,7 @@ class Cache:
                 # is never whole in memory (twice, with the signature in front, before).
                 handle.write(bytes(_SIGNATURE_SIZE))
                 signed = _Signed(handle)
-                _write_entries(self._used, signed)
+                _write_entries(self._used, signed, self._pickled)
                 handle.seek(0)
                 handle.write(signed.mac.digest())
             for old in self.directory.glob(f"{self.kind}-*.pickle"):
@@ -277,6 +298,7 @@ class Cache:
         except (OSError, pickle.PicklingError):
             return
         self._stored = dict(self._used)
+        self._pickled = {}
         self._replaced = False
         stamp = _stamp(self._file) if self.kind in _REMEMBER_KINDS else None
         if stamp is not None:

@@ -10,6 +10,7 @@ import contextlib
 import functools
 import hashlib
 import os
+import pickle
 import stat
 import time
 from collections.abc import Callable
@@ -186,10 +187,12 @@ def _parse_keyed(
         keys = [k if k is not None else f.cache_key() for f, k in zip(files, known, strict=True)]
     results: list[ParseResult | None] = [store.get(k) if store is not None else None for k in keys]
     missing = [i for i, r in enumerate(results) if r is None]
-    for i, result in zip(missing, _parse_all([files[i] for i in missing], processes, precompute), strict=True):
+    # With a cache to fill, forked parses come with their entries pickled (see _parse_all).
+    parsed, pickled = _parse_all([files[i] for i in missing], processes, precompute, [keys[i] for i in missing] if store is not None else None)
+    for i, result, entry in zip(missing, parsed, pickled, strict=True):
         results[i] = result
         if store is not None:
-            store.put(keys[i], result)
+            store.put(keys[i], result, entry)
     return results, keys  # type: ignore[return-value]  # every None was filled
 
 
@@ -226,13 +229,24 @@ def _precomputed_for(results: list[ParseResult], precompute: tuple[Callable[[str
     return facts
 
 
-def _parse_share(files: list[TermFile], precompute: tuple[Callable[[str], Any], ...], counter: Any, conn: Any) -> int:
+def _entries(results: list[ParseResult], keys: list[str] | None, chunk: range) -> list[bytes] | None:
+    """Each result pickled as the cache entry (key, result) that Cache.save writes."""
+    if keys is None:
+        return None
+    return [cache.entry_bytes(keys[i], result) for i, result in zip(chunk, results, strict=True)]
+
+
+def _parse_share(files: list[TermFile], precompute: tuple[Callable[[str], Any], ...], counter: Any, conn: Any, keys: list[str] | None = None) -> int:
     """A worker's part: claim terms until none are left, sending each claim's parses and the
-    precomputed results for their bodies as (first index, results, facts); the number parsed."""
+    precomputed results for their bodies as (first index, results, facts); the number
+    parsed. With ``keys`` the results go as their pickled cache entries (:func:`_entries`):
+    this process pickles them anyway to send them, and the parent then keeps the bytes for
+    its cache instead of pickling the result again."""
     done = 0
     while chunk := _claim(counter, len(files)):
         results = [parse_term(files[i]) for i in chunk]
-        conn.send((chunk.start, results, _precomputed_for(results, precompute)))
+        entries = _entries(results, keys, chunk)
+        conn.send((chunk.start, results if entries is None else entries, _precomputed_for(results, precompute)))
         done += len(chunk)
     conn.close()
     return done
@@ -249,8 +263,9 @@ def _wide_pipe(context: Any) -> tuple[Any, Any]:
     return reader, writer
 
 
-def _parse_all(files: list[TermFile], processes: int, precompute: tuple[Callable[[str], Any], ...]) -> list[ParseResult]:
-    """:func:`parse_term` of each file, in order, in up to ``processes`` processes.
+def _parse_all(files: list[TermFile], processes: int, precompute: tuple[Callable[[str], Any], ...], keys: list[str] | None = None) -> tuple[list[ParseResult], list[bytes | None]]:
+    """:func:`parse_term` of each file, in order, in up to ``processes`` processes, and the
+    cache entry of each result under ``keys`` already pickled (None where it is not).
 
     Every process, this one included, claims :data:`CLAIM` terms at a time from a shared
     counter until none are left, so each parses as many as its speed allows: this one also
@@ -258,25 +273,31 @@ def _parse_all(files: list[TermFile], processes: int, precompute: tuple[Callable
     does the check's serial work, and a core may be shared with other programs; a fixed
     split left one side waiting (BENCHMARKS.md). Any term without a result at the end (its
     worker failed) is parsed here: the same result, or the same error.
+
+    With ``keys`` (a cache to fill), each result is pickled as its cache entry where it was
+    parsed, inside this balanced phase, rather than by the cache's save, which runs after it
+    on one core: the worker's entries are the bytes it sends anyway.
     """
+    unpickled: list[bytes | None] = [None] * len(files)
     count = min(processes, len(files) // FORK_MIN_TERMS + 1)
     if count <= 1:
-        return [parse_term(file) for file in files]
+        return [parse_term(file) for file in files], unpickled
     import multiprocessing
     from multiprocessing.connection import wait
 
     from glossary_tool.background import BackgroundError, Job, can_fork  # multiprocessing: not on a warm check's path
 
     if not can_fork():
-        return [parse_term(file) for file in files]
+        return [parse_term(file) for file in files], unpickled
     context = multiprocessing.get_context("fork")
     counter = context.Value("q", 0)
     out: list[ParseResult | None] = [None] * len(files)
+    pickled: list[bytes | None] = [None] * len(files)
     jobs: list[Job] = []
     readers: list[Any] = []
     for _ in range(count - 1):
         reader, writer = _wide_pipe(context)
-        jobs.append(Job(functools.partial(_parse_share, files, precompute, counter, writer), fork=True))
+        jobs.append(Job(functools.partial(_parse_share, files, precompute, counter, writer, keys), fork=True))
         writer.close()  # the worker holds the only writing end: its exit is this reader's end of file
         readers.append(reader)
 
@@ -288,6 +309,9 @@ def _parse_all(files: list[TermFile], processes: int, precompute: tuple[Callable
                 readers.remove(reader)
                 reader.close()
                 continue
+            if keys is not None:
+                pickled[start : start + len(part)] = part
+                part = [pickle.loads(entry)[1] for entry in part]
             out[start : start + len(part)] = part
             remember(facts)
 
@@ -296,6 +320,9 @@ def _parse_all(files: list[TermFile], processes: int, precompute: tuple[Callable
         results = [parse_term(files[i]) for i in chunk]
         remember(_precomputed_for(results, precompute))
         out[chunk.start : chunk.stop] = results
+        entries = _entries(results, keys, chunk)
+        if entries is not None:
+            pickled[chunk.start : chunk.stop] = entries
     while readers:
         take(wait(readers))
     for job in jobs:
@@ -304,7 +331,7 @@ def _parse_all(files: list[TermFile], processes: int, precompute: tuple[Callable
     for i, result in enumerate(out):
         if result is None:
             out[i] = parse_term(files[i])
-    return out  # type: ignore[return-value]  # every None was filled
+    return out, pickled  # type: ignore[return-value]  # every None in out was filled
 
 
 def term_from(slug: str, section: str, shown: str, clean: dict, fm: frontmatter.FrontMatter, body: ParsedBody | None = None) -> Term | None:
