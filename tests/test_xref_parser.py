@@ -79,3 +79,18 @@ def test_unclosed_and_empty_brackets():
     assert found.xrefs == ()
     # the unclosed one would reach readers as brackets: an error at its column
     assert [(d.code, d.col) for d in found.diagnostics] == [("xref-unparsed", 4), ("xref-empty", 29)]
+
+
+def test_squashing_a_name_gives_what_the_regex_gives_for_every_kind_of_whitespace():
+    """_squash's shortcut for names with single spaces only must agree with the regex on
+    every character that is whitespace to ``re`` or to ``str`` (tabs, newlines, NBSP...)."""
+    import re
+    import sys
+
+    from glossary_tool.load.xref_rule import _SPACES, _squash
+
+    spaces = [chr(c) for c in range(sys.maxunicode + 1) if re.match(r"\s", chr(c)) or chr(c).isspace()]
+    assert len(spaces) > 20  # the set really was found
+    for space in spaces:
+        for text in (space, f"a{space}b", f" a{space}", f"a {space} b", space * 2, f"warp{space}{space}size "):
+            assert _squash(text) == _SPACES.sub(" ", text).strip(), repr(text)

@@ -44,6 +44,10 @@ _SPACES = re.compile(r"\s+")
 
 def _squash(text: str) -> str:
     """Whitespace as a reader sees it: a wrapped name reads as one line."""
+    if "  " not in text and text.isprintable():
+        # the only whitespace a printable text holds is single ASCII spaces (every other
+        # character ``\s`` matches is a control or separator character): nothing to squash
+        return text.strip()
     return _SPACES.sub(" ", text).strip()
 
 
