@@ -94,3 +94,16 @@ def test_squashing_a_name_gives_what_the_regex_gives_for_every_kind_of_whitespac
     for space in spaces:
         for text in (space, f"a{space}b", f" a{space}", f"a {space} b", space * 2, f"warp{space}{space}size "):
             assert _squash(text) == _SPACES.sub(" ", text).strip(), repr(text)
+
+
+def test_content_tabs_are_grouped_and_a_body_without_tabs_keeps_its_tokens():
+    """group_tabs wraps each run of tabs (its shortcut skips only sources without '===')."""
+    from glossary_tool.load.xref_rule import make_parser
+
+    md = make_parser()
+    tokens = md.parse('Intro.\n\n=== "One"\n\n    tab one\n\n=== "Two"\n    tab two\n')
+    groups = [t for t in tokens if t.type == "tabs_open"]
+    assert [g.meta["titles"] for g in groups] == [["One", "Two"]]
+    assert [t.type for t in tokens].count("tabs_close") == 1
+    plain = md.parse("No tabs == here.\n\n- a\n- b\n")
+    assert "tabs_open" not in [t.type for t in plain]

@@ -64,6 +64,8 @@ def tab_rule(state: StateBlock, start_line: int, end_line: int, silent: bool) ->
 
 def group_tabs(state: StateCore) -> None:
     """Wrap each run of sibling ``tab_open..tab_close`` in ``tabs_open..tabs_close``."""
+    if "===" not in state.src:  # tab_rule, the only maker of tab_open, needs a line starting so
+        return
     tokens = state.tokens
     out: list[Token] = []
     i = 0
