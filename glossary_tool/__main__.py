@@ -1,5 +1,5 @@
 """Allow ``python -m glossary_tool``."""
 
-from glossary_tool.cli import main
+from glossary_tool.cli import run
 
-raise SystemExit(main())
+run()

@@ -12,6 +12,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from glossary_tool import __version__
 from glossary_tool.adapters.site_config import SITE_CONFIG
@@ -33,7 +34,14 @@ def _check_processes() -> int:
     return max(1, min(cores, 4))
 
 
+#: Set by a command that leaves nothing for the interpreter's teardown to do but free memory
+#: (every output written and closed, every child process joined): :func:`run` then ends
+#: the process without that teardown.
+_ONLY_MEMORY_LEFT = False
+
+
 def cmd_check(args: argparse.Namespace) -> int:
+    global _ONLY_MEMORY_LEFT
     from glossary_tool.load.cache import paused_gc
     from glossary_tool.pipeline import load_project
 
@@ -58,6 +66,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.format == "text":
         terms = len(loaded.glossary.terms)
         print(f"check: {scope}{terms} terms, {error_count} error(s), {warnings} warning(s)", file=sys.stderr)
+    _ONLY_MEMORY_LEFT = True
     return 1 if error_count else 0
 
 
@@ -284,5 +293,27 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
+def run() -> NoReturn:
+    """The program's entry (``python -m glossary_tool``, the ``glossary`` script): :func:`main`,
+    then exit with its status.
+
+    After `check` the interpreter's teardown only frees memory: the loaded glossary, the
+    token streams kept per body and the load cache's entries, object by object, and a last
+    full collection over them. That took 1.2 s of CPU after a cold 5,000-term check and
+    0.4 s after a warm one (os.times at the end of main against /usr/bin/time, load 3), so
+    there the process ends at once (os._exit) once its output is flushed. Other commands,
+    whose libraries may leave temporary folders or log handlers for exit time, end normally.
+    """
+    code = main()
+    if _ONLY_MEMORY_LEFT:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except (OSError, ValueError):  # a closed pipe: let the normal exit report it
+            raise SystemExit(code) from None
+        os._exit(code)
+    raise SystemExit(code)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())
+    run()
