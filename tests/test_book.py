@@ -257,3 +257,37 @@ def test_body_order_puts_interleaved_chapters_back_in_book_order():
     assert body_order(chapters, runs, docs) == [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (0, 3), (0, 4)]
     with pytest.raises(ValueError, match="no anchor"):
         body_order(chapters, runs, [docs[0], doc(2, {})])
+
+
+def _tree(element) -> list[tuple]:
+    return [(e.tag, sorted(e.attrib.items()), e.text, e.tail) for e in element.iter()]
+
+
+def test_pdf_documents_parse_as_weasyprint_parses_them():
+    """The PDF's documents are read with expat (emit/book_pdf.parse_xhtml): the tree is the one
+    WeasyPrint's own HTML parser builds (tags, attributes, SVG namespaces and declarations,
+    text), for the book's own documents and for markup of each kind the book has; text that is
+    not XML is left to WeasyPrint's parser."""
+    tinyhtml5 = pytest.importorskip("tinyhtml5")
+    from glossary_tool.emit.book import CSS
+    from glossary_tool.emit.book_pdf import Chapter, front_document, parse_xhtml, part_document
+
+    body = (
+        '<h1 id="section-x">Q &amp; A \u2014 &#x27;x&#x27;</h1><p>a<br/>b <code>x&lt;y</code></p>'
+        '<table><thead><tr><th>k</th></tr></thead><tbody><tr><td><a href="#t">t</a></td></tr></tbody></table>\n'
+        '<figure id="diagram-d"><svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" viewBox="0 0 9 9">'
+        '<a xlink:href="#t"><text x="1" y="2">GPC 0</text></a><rect width="3" height="2"/></svg><figcaption>c</figcaption></figure>'
+        '<ul><li id="t">x</li></ul><pre class="hl"><code><span class="k">int</span> x;\n</code></pre>'
+    )
+    chapters = [Chapter("chap-x", "X", body, (("t", "T"),))]
+    for document in (part_document(chapters, "Book", CSS), front_document("Book", ("l",), chapters, lambda anchor: "1", CSS)):
+        assert _tree(parse_xhtml(document)) == _tree(tinyhtml5.parse(document, namespace_html_elements=False))
+    assert parse_xhtml("<html><body><p>a<br>b &nbsp;</p></body></html>") is None
+
+
+def test_pdf_part_that_is_not_xml_still_renders():
+    pytest.importorskip("weasyprint")
+    from glossary_tool.emit.book_pdf import render
+
+    done = render('<!DOCTYPE html><html><body><div class="chapter" id="chap-x"><h1>X</h1><p>a<br>b&nbsp;c</p></div></body></html>', ".")
+    assert done.pages == 1 and "chap-x" in done.anchors and done.heads == ("X",)
