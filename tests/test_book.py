@@ -291,3 +291,21 @@ def test_pdf_part_that_is_not_xml_still_renders():
 
     done = render('<!DOCTYPE html><html><body><div class="chapter" id="chap-x"><h1>X</h1><p>a<br>b&nbsp;c</p></div></body></html>', ".")
     assert done.pages == 1 and "chap-x" in done.anchors and done.heads == ("X",)
+
+
+def test_exports_take_highlighted_code_from_the_project_cache(make_glossary, tmp_path, monkeypatch):
+    """Code blocks highlighted by one export are read from ``.cache/`` by the next (Pygments
+    not called), which writes the same book."""
+    from glossary_tool.emit import book as book_module
+    from glossary_tool.emit.book import export_epub
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    root = make_glossary(trio({"warp": "\n```cpp\nint lane = threadIdx.x % 32;\n```\n"}))
+    calls = []
+    highlight = book_module._highlight
+    monkeypatch.setattr(book_module, "_highlight", lambda *args: calls.append(args) or highlight(*args))
+    first = export_epub(load_project(root), tmp_path / "first.epub").read_bytes()
+    assert calls, "the test glossary has code blocks"
+    assert list((root / ".cache").glob("book-code-*.pickle"))
+    monkeypatch.setattr(book_module, "_highlight", lambda *args: pytest.fail(f"highlighted again: {args[:2]}"))
+    assert export_epub(load_project(root), tmp_path / "second.epub").read_bytes() == first
