@@ -144,21 +144,31 @@ def _pdf_links(reader) -> list[tuple[int, object]]:
     return [(i, a.get_object()) for i, page in enumerate(reader.pages) for a in (page.get("/Annots") or []) if a.get_object().get("/Subtype") == "/Link"]
 
 
-def test_pdf_parts_join_into_one_book(make_glossary, tmp_path, monkeypatch):
+@pytest.mark.parametrize("shared", ["best", "interleaved"])
+def test_pdf_parts_join_into_one_book(make_glossary, tmp_path, monkeypatch, shared):
     """The PDF is laid out in parts (emit/book_pdf.py) and joined: every link resolves across
     parts, the outline and contents list every section and term with the right pages, each
-    body page carries its running head and number, and the bytes depend only on the input."""
+    body page carries its running head and number, and the bytes depend only on the input.
+    "interleaved" lays out every other chapter in the other document, so the join has to put
+    the pages back in book order."""
     pypdf = pytest.importorskip("pypdf")
     pytest.importorskip("weasyprint")
+    from glossary_tool.emit import book_pdf
     from glossary_tool.emit.book import pdf_chapters
     from glossary_tool.emit.book_pdf import XREF_SCHEME, split
 
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    if shared == "interleaved":
+        monkeypatch.setattr(book_pdf, "split", lambda chapters: [list(chapters[0::2]), list(chapters[1::2])])
     root = make_glossary(trio())
     loaded = load_project(root)
     glossary = loaded.glossary
-    runs = split(pdf_chapters(make_book(loaded)))
+    chapters = pdf_chapters(make_book(loaded))
+    runs = book_pdf.split(chapters)
     assert len(runs) == 2, "the test book is cut in two, so links cross parts"
+    assert sorted(c.name for run in runs for c in run) == sorted(c.name for c in chapters)
+    if shared == "interleaved":
+        assert runs != split(chapters) and len(runs[0]) > 1
     out = tmp_path / "book.pdf"
     export_pdf(loaded, out)
     data = out.read_bytes()
@@ -177,13 +187,15 @@ def test_pdf_parts_join_into_one_book(make_glossary, tmp_path, monkeypatch):
     for term in glossary.ordered_terms():
         assert f"term-{term.slug}" in page_of, term.slug
     # every link is a named destination that exists, or an external URI; none left in the parts' form
-    second_part = page_of[runs[1][0].name]
+    # the part each page was laid out in: its chapter's
+    starts = sorted((page_of[c.name], d) for d, run in enumerate(runs) for c in run)
+    part_of = [next((d for start, d in reversed(starts) if start <= index), None) for index in range(len(reader.pages))]
     crossing = 0
     for index, link in _pdf_links(reader):
         if "/Dest" in link:
             name = str(link["/Dest"])
             assert name in page_of, name
-            crossing += (index >= second_part) != (page_of[name] >= second_part)
+            crossing += part_of[index] != part_of[page_of[name]]
         else:
             assert not str(link["/A"]["/URI"]).startswith(XREF_SCHEME)
     assert crossing, "links between the two parts resolve"
@@ -206,3 +218,94 @@ def test_pdf_parts_join_into_one_book(make_glossary, tmp_path, monkeypatch):
         lines = [line.strip() for line in reader.pages[index].extract_text().splitlines() if line.strip()]
         head = [title for start, title in starts if start <= index][-1]
         assert lines[-2:] == [head, labels[index]], (index, lines[-3:])
+
+
+def _chapters(sizes):
+    from glossary_tool.emit.book_pdf import Chapter
+
+    return [Chapter(f"chap-{i}", f"Chapter {i}", "x" * size) for i, size in enumerate(sizes)]
+
+
+@pytest.mark.parametrize(("sizes", "parts", "largest"), [((4, 4, 1, 1, 2), 2, 6), ((5, 1, 1, 1), 2, 5), ((3, 3, 3, 2, 2, 2, 1), 3, 6), ((7,), 2, 7), ((1, 2), 4, 2)])
+def test_split_shares_chapters_among_documents_evenly(sizes, parts, largest):
+    """Every chapter in exactly one document, each document in book order and none empty,
+    and the largest as small as can be (cut only between neighbours, (4, 4, 1, 1, 2) would
+    give 8)."""
+    from glossary_tool.emit.book_pdf import split
+
+    chapters = _chapters(sizes)
+    runs = split(chapters, parts)
+    assert all(runs) and len(runs) <= parts
+    assert sorted(c.name for run in runs for c in run) == [c.name for c in chapters]
+    assert all([chapters.index(c) for c in run] == sorted(chapters.index(c) for c in run) for run in runs)
+    assert max(sum(len(c.body) for c in run) for run in runs) == largest
+    assert split(chapters, parts) == runs, "deterministic"
+
+
+def test_body_order_puts_interleaved_chapters_back_in_book_order():
+    """Chapters 0 and 2 laid out in one document (pages 0-2 and 3-4), chapter 1 in another
+    (pages 0-1): the book's pages come out chapter by chapter."""
+    from glossary_tool.emit.book_pdf import Rendered, body_order
+
+    chapters = _chapters((1, 1, 1))
+
+    def doc(pages, starts):
+        return Rendered(b"", pages, {name: (page, 0.0, 0.0) for name, page in starts.items()}, [], ("",) * pages)
+
+    runs = [[chapters[0], chapters[2]], [chapters[1]]]
+    docs = [doc(5, {"chap-0": 0, "chap-2": 3}), doc(2, {"chap-1": 0})]
+    assert body_order(chapters, runs, docs) == [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (0, 3), (0, 4)]
+    with pytest.raises(ValueError, match="no anchor"):
+        body_order(chapters, runs, [docs[0], doc(2, {})])
+
+
+def _tree(element) -> list[tuple]:
+    return [(e.tag, sorted(e.attrib.items()), e.text, e.tail) for e in element.iter()]
+
+
+def test_pdf_documents_parse_as_weasyprint_parses_them():
+    """The PDF's documents are read with expat (emit/book_pdf.parse_xhtml): the tree is the one
+    WeasyPrint's own HTML parser builds (tags, attributes, SVG namespaces and declarations,
+    text), for the book's own documents and for markup of each kind the book has; text that is
+    not XML is left to WeasyPrint's parser."""
+    tinyhtml5 = pytest.importorskip("tinyhtml5")
+    from glossary_tool.emit.book import CSS
+    from glossary_tool.emit.book_pdf import Chapter, front_document, parse_xhtml, part_document
+
+    body = (
+        '<h1 id="section-x">Q &amp; A \u2014 &#x27;x&#x27;</h1><p>a<br/>b <code>x&lt;y</code></p>'
+        '<table><thead><tr><th>k</th></tr></thead><tbody><tr><td><a href="#t">t</a></td></tr></tbody></table>\n'
+        '<figure id="diagram-d"><svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" viewBox="0 0 9 9">'
+        '<a xlink:href="#t"><text x="1" y="2">GPC 0</text></a><rect width="3" height="2"/></svg><figcaption>c</figcaption></figure>'
+        '<ul><li id="t">x</li></ul><pre class="hl"><code><span class="k">int</span> x;\n</code></pre>'
+    )
+    chapters = [Chapter("chap-x", "X", body, (("t", "T"),))]
+    for document in (part_document(chapters, "Book", CSS), front_document("Book", ("l",), chapters, lambda anchor: "1", CSS)):
+        assert _tree(parse_xhtml(document)) == _tree(tinyhtml5.parse(document, namespace_html_elements=False))
+    assert parse_xhtml("<html><body><p>a<br>b &nbsp;</p></body></html>") is None
+
+
+def test_pdf_part_that_is_not_xml_still_renders():
+    pytest.importorskip("weasyprint")
+    from glossary_tool.emit.book_pdf import render
+
+    done = render('<!DOCTYPE html><html><body><div class="chapter" id="chap-x"><h1>X</h1><p>a<br>b&nbsp;c</p></div></body></html>', ".")
+    assert done.pages == 1 and "chap-x" in done.anchors and done.heads == ("X",)
+
+
+def test_exports_take_highlighted_code_from_the_project_cache(make_glossary, tmp_path, monkeypatch):
+    """Code blocks highlighted by one export are read from ``.cache/`` by the next (Pygments
+    not called), which writes the same book."""
+    from glossary_tool.emit import book as book_module
+    from glossary_tool.emit.book import export_epub
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    root = make_glossary(trio({"warp": "\n```cpp\nint lane = threadIdx.x % 32;\n```\n"}))
+    calls = []
+    highlight = book_module._highlight
+    monkeypatch.setattr(book_module, "_highlight", lambda *args: calls.append(args) or highlight(*args))
+    first = export_epub(load_project(root), tmp_path / "first.epub").read_bytes()
+    assert calls, "the test glossary has code blocks"
+    assert list((root / ".cache").glob("book-code-*.pickle"))
+    monkeypatch.setattr(book_module, "_highlight", lambda *args: pytest.fail(f"highlighted again: {args[:2]}"))
+    assert export_epub(load_project(root), tmp_path / "second.epub").read_bytes() == first

@@ -10,6 +10,7 @@ atomically.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import html
 import io
@@ -18,8 +19,8 @@ import re
 import subprocess
 import uuid
 import zipfile
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -115,9 +116,26 @@ def _highlight(code: str, lang: str, _attrs: str) -> str:
 _CODE_BLOCK = re.compile(r'<pre><code(?: class="language-([\w+-]*)")?>(.*?)</code></pre>', re.S)
 
 
-def _highlight_blocks(fragment: str) -> str:
-    """Code blocks highlighted with the book's print palette (``.hl``), not the site's."""
-    return _CODE_BLOCK.sub(lambda m: _highlight(html.unescape(m.group(2)), m.group(1) or "", ""), fragment)
+def _highlight_code(code: str, lang: str) -> str:
+    return _highlight(code, lang, "")
+
+
+def _highlight_blocks(fragment: str, highlight: Callable[[str, str], str] = _highlight_code) -> str:
+    """Code blocks highlighted with the book's print palette (``.hl``), not the site's;
+    ``highlight(code, language)`` does one block."""
+    return _CODE_BLOCK.sub(lambda m: highlight(html.unescape(m.group(2)), m.group(1) or ""), fragment)
+
+
+def highlight_through(store) -> Callable[[str, str], str]:
+    """``_highlight_code`` through ``store`` (a load/cache.py ``Cache``), keyed by the code,
+    its language and Pygments' version: Pygments' lexing was about 2.5 s of the 3.7 s that
+    the real glossary's chapters take to write, before the PDF's parts can start."""
+    from importlib.metadata import version
+
+    from glossary_tool.load.cache import key
+
+    pygments = version("pygments")
+    return lambda code, lang: store.get_or_make(key("book code", pygments, lang, code), lambda: _highlight_code(code, lang))
 
 
 def _xhtml(fragment_html: str) -> str:
@@ -149,6 +167,9 @@ class Book:
     #: passes its page cache (the site adapter's plugin), so an unchanged term's XHTML is
     #: not rendered again. Diagrams stay outside it (each is drawn once per book).
     memo: Callable[[Term, Callable[[], str]], str] = field(default=lambda term, make: make())
+    #: (code, language) -> the highlighted block: the exports pass one through the project's
+    #: cache (``highlight_through``)
+    highlight: Callable[[str, str], str] = _highlight_code
 
     def figures(self, term: Term, drawn: dict[str, str]) -> str:
         """Each diagram is drawn once in the book (SVG ids must be unique in a document);
@@ -198,7 +219,7 @@ class Book:
         article = term_article(term, self.glossary, options, PageState(), sub_level=3)
         title = f'<h2 id="{book_anchor(term.slug)}">{html.escape(term.display_title)}</h2>'
         summary = f'<p class="summary">{html.escape(term.summary)}</p>'
-        return f"{title}{summary}{_xhtml(_highlight_blocks(article))}"
+        return f"{title}{summary}{_xhtml(_highlight_blocks(article, self.highlight))}"
 
     def section_xhtml(self, section: Section, drawn: dict[str, str] | None = None) -> str:
         intro = render_body(section.page, self._options(section.page)).html if section.page is not None else f"<p>{html.escape(section.summary)}</p>"
@@ -392,8 +413,20 @@ def pdf_chapters(book: Book) -> list[Chapter]:
 
 
 def export_epub(loaded, out: Path) -> Path:
-    write_bytes(out, epub_bytes(make_book(loaded)))
+    with _cached_book(loaded) as book:
+        write_bytes(out, epub_bytes(book))
     return out
+
+
+@contextlib.contextmanager
+def _cached_book(loaded) -> Iterator[Book]:
+    """The book of ``loaded``, its code blocks highlighted through the project's cache
+    (``.cache/book-code-*.pickle``: only the blocks this export used are kept)."""
+    from glossary_tool.load.cache import CACHE_DIR, Cache
+
+    store = Cache(loaded.project.root / CACHE_DIR, kind="book-code")
+    yield replace(make_book(loaded), highlight=highlight_through(store))
+    store.save()
 
 
 def pdf_bytes(book: Book, base: Path) -> bytes:
@@ -401,14 +434,14 @@ def pdf_bytes(book: Book, base: Path) -> bytes:
         import weasyprint  # noqa: F401  (used by emit/book_pdf.py; imported here to fail early)
     except (ImportError, OSError) as exc:  # OSError: pango/cairo system libraries missing
         raise BookError(
-            "PDF export needs WeasyPrint and its system libraries (Debian: apt-get install libpango-1.0-0 "
-            f"libpangoft2-1.0-0 libharfbuzz0b fonts-dejavu-core; then pip install weasyprint): {exc}"
+            f"PDF export needs WeasyPrint and its system libraries (Debian: apt-get install libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz0b fonts-dejavu-core; then pip install weasyprint): {exc}"
         ) from exc
     return render_book(book.title, (LICENSE, book.site_url), pdf_chapters(book), CSS, str(base))
 
 
 def export_pdf(loaded, out: Path) -> Path:
-    write_bytes(out, pdf_bytes(make_book(loaded), loaded.project.root))
+    with _cached_book(loaded) as book:
+        write_bytes(out, pdf_bytes(book, loaded.project.root))
     return out
 
 
