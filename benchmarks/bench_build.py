@@ -1,6 +1,12 @@
 """Scale benchmark: `glossary check`, `glossary build`, bare MkDocs-Material, and a serve rebuild.
 
 Run: .venv/bin/python -m benchmarks.bench_build [--sizes 500 5000] [--repeat 3] [--repeat-large 1] [--json FILE]
+     .venv/bin/python -m benchmarks.bench_build --corpus third-party:CHECKOUT [--repeat 3]
+
+``--corpus third-party:CHECKOUT`` measures a glossary we did not write instead of generated
+sizes: a checkout of Modal's GPU Glossary converted to our format by benchmarks/third_party.py
+(their text is read from CHECKOUT at run time, never committed). Each line ends with the load
+average before and after, since a shared machine's load moves wall times (and ratios) a lot.
 
 For each size N a synthetic glossary is generated (benchmarks/generate.py) with the real
 mkdocs.yml and stylesheet, and each command runs in a fresh child process, timed by wall
