@@ -34,14 +34,7 @@ def _check_processes() -> int:
     return max(1, min(cores, 4))
 
 
-#: Set by a command that leaves nothing for the interpreter's teardown to do but free memory
-#: (every output written and closed, every child process joined): :func:`run` then ends
-#: the process without that teardown.
-_ONLY_MEMORY_LEFT = False
-
-
 def cmd_check(args: argparse.Namespace) -> int:
-    global _ONLY_MEMORY_LEFT
     from glossary_tool.load.cache import paused_gc
     from glossary_tool.pipeline import load_project
 
@@ -66,7 +59,6 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.format == "text":
         terms = len(loaded.glossary.terms)
         print(f"check: {scope}{terms} terms, {error_count} error(s), {warnings} warning(s)", file=sys.stderr)
-    _ONLY_MEMORY_LEFT = True
     return 1 if error_count else 0
 
 
@@ -222,7 +214,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--changed", nargs="?", const="origin/main", default=None, metavar="REV", help="only files changed since the merge base with REV (default origin/main; HEAD for uncommitted work) and the terms linking to them")
     check.add_argument("--errors-only", action="store_true", help="hide warnings")
     check.add_argument("--no-records", action="store_true", help="skip snippet record checks")
-    check.set_defaults(func=cmd_check)
+    # only_memory_left: once `check` has returned, every output is written and closed and its
+    # worker joined; what the interpreter's teardown would do is free memory (see run)
+    check.set_defaults(func=cmd_check, only_memory_left=True)
 
     build = sub.add_parser("build", help="build the site (and with --book the EPUB and PDF)")
     build.add_argument("--strict", action="store_true", help="fail on any error diagnostic or site generator warning")
@@ -281,7 +275,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    return _dispatch(build_parser().parse_args(argv))
+
+
+def _dispatch(args: argparse.Namespace) -> int:
     try:
         return int(args.func(args))
     except GlossaryError as exc:
@@ -301,11 +298,13 @@ def run() -> NoReturn:
     token streams kept per body and the load cache's entries, object by object, and a last
     full collection over them. That took 1.2 s of CPU after a cold 5,000-term check and
     0.4 s after a warm one (os.times at the end of main against /usr/bin/time, load 3), so
-    there the process ends at once (os._exit) once its output is flushed. Other commands,
+    there the process ends at once (os._exit) once its output is flushed (the parser marks
+    the commands that allow it: ``only_memory_left``). Other commands,
     whose libraries may leave temporary folders or log handlers for exit time, end normally.
     """
-    code = main()
-    if _ONLY_MEMORY_LEFT:
+    args = build_parser().parse_args()
+    code = _dispatch(args)
+    if getattr(args, "only_memory_left", False) and code in (0, 1):  # finished, not interrupted
         try:
             sys.stdout.flush()
             sys.stderr.flush()
