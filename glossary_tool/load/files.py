@@ -278,17 +278,17 @@ def _parse_all(files: list[TermFile], processes: int, precompute: tuple[Callable
     parsed, inside this balanced phase, rather than by the cache's save, which runs after it
     on one core: the worker's entries are the bytes it sends anyway.
     """
-    unpickled: list[bytes | None] = [None] * len(files)
+    no_entries: list[bytes | None] = [None] * len(files)
     count = min(processes, len(files) // FORK_MIN_TERMS + 1)
     if count <= 1:
-        return [parse_term(file) for file in files], unpickled
+        return [parse_term(file) for file in files], no_entries
     import multiprocessing
     from multiprocessing.connection import wait
 
     from glossary_tool.background import BackgroundError, Job, can_fork  # multiprocessing: not on a warm check's path
 
     if not can_fork():
-        return [parse_term(file) for file in files], unpickled
+        return [parse_term(file) for file in files], no_entries
     context = multiprocessing.get_context("fork")
     counter = context.Value("q", 0)
     out: list[ParseResult | None] = [None] * len(files)
