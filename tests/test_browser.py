@@ -465,6 +465,12 @@ def switch_palette(page: Page, scheme: str) -> None:
     body = page.locator("body")
     if body.get_attribute("data-md-color-scheme") != SCHEMES[scheme]:
         page.locator("form[data-md-component=palette] label:visible").first.click()
+        # The toggle keeps the pointer and the focus, so its tooltip fades in: axe read in
+        # mid-fade (opacity 0.58) sees low contrast that the settled tooltip does not have.
+        # A reader moving on leaves the page as it was loaded: no tooltip showing.
+        page.mouse.move(0, page.viewport_size["height"] - 1 if page.viewport_size else 0)
+        page.evaluate("document.activeElement && document.activeElement.blur()")
+        page.wait_for_function("[...document.querySelectorAll('.md-tooltip')].every(t => getComputedStyle(t).opacity === '0')")
     expect(body).to_have_attribute("data-md-color-scheme", SCHEMES[scheme])
 
 
