@@ -64,6 +64,12 @@ def prepare(root: Path, n: int, source: Path | None = None) -> Path:
         shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
         return root
     generate(root, n)
+    return add_site_config(root)
+
+
+def add_site_config(root: Path) -> Path:
+    """The real mkdocs.yml and the glossary's assets (stylesheet, scripts) beside a corpus
+    the benchmark made (generated or converted), so it builds like the real glossary."""
     shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
     shutil.copytree(REPO / "glossary" / "assets", root / "glossary" / "assets")
     return root

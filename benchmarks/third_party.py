@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import shutil
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,7 +46,6 @@ import yaml
 
 from glossary_tool.load.toc import dump_toc
 
-REPO = Path(__file__).resolve().parent.parent
 #: Their section folder -> ours.
 SECTIONS = {"device-hardware": "device-hardware", "device-software": "device-software", "host-software": "host-software", "perf": "performance"}
 SITE = "https://modal.com"
@@ -289,9 +287,10 @@ def convert(src: Path, root: Path) -> Conversion:
 def prepare(src: Path, root: Path) -> Conversion:
     """:func:`convert`, plus the site configuration bench_build gives a generated corpus: our
     mkdocs.yml and the glossary's assets (stylesheet and scripts)."""
+    from benchmarks.bench_build import add_site_config  # bench_build imports this module lazily too
+
     conversion = convert(src, root)
-    shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
-    shutil.copytree(REPO / "glossary" / "assets", root / "glossary" / "assets")
+    add_site_config(root)
     return conversion
 
 
