@@ -466,10 +466,17 @@ def switch_palette(page: Page, scheme: str) -> None:
         page.locator("form[data-md-component=palette] label:visible").first.click()
         # The toggle keeps the pointer and the focus, so its tooltip fades in: axe read in
         # mid-fade (opacity 0.58) sees low contrast that the settled tooltip does not have.
-        # A reader moving on leaves the page as it was loaded: no tooltip showing.
+        # A reader moving on leaves the page as it was loaded: no tooltip showing. Opacity 0
+        # is not enough to wait for: it holds for a frame after the tooltip is made active,
+        # before the fade starts (CI caught that too). Material inserts a title tooltip only
+        # while its host is hovered or focused and removes it 250 ms after, once faded out;
+        # with the pointer away and nothing focused, none can come back.
         page.mouse.move(0, page.viewport_size["height"] - 1 if page.viewport_size else 0)
         page.evaluate("document.activeElement && document.activeElement.blur()")
-        page.wait_for_function("[...document.querySelectorAll('.md-tooltip')].every(t => getComputedStyle(t).opacity === '0')")
+        page.wait_for_function(
+            "!document.querySelector('.md-tooltip--inline, .md-tooltip--active, .md-tooltip2--active')"
+            " && [...document.querySelectorAll('.md-tooltip, .md-tooltip2')].every(t => getComputedStyle(t).opacity === '0')"
+        )
     expect(body).to_have_attribute("data-md-color-scheme", SCHEMES[scheme])
 
 
