@@ -1,7 +1,8 @@
-"""The plain inline path (load/plain_inline.py) changes no token and no result built on them.
+"""The parser's shortcuts change no token and no result built on them.
 
-The parser tokenizes prose, line breaks and xrefs without markdown-it's inline rule loop.
-These tests hold it to markdown-it's own tokens (every field of every token and child) and
+The parser tokenizes prose, line breaks and xrefs without markdown-it's inline rule loop
+(load/plain_inline.py) and makes tokens without the dataclass constructor
+(load/fast_tokens.py). These tests hold it to markdown-it's own tokens (every field of every token and child) and
 to what the loader and the check compute from them (xrefs with their line and column,
 headings, snippets, word counts, diagnostics, the leftover proof, block spans): on the real
 glossary, a generated corpus, the xref contexts and property blocks of the xref tests, and
@@ -24,7 +25,7 @@ from mdit_py_plugins.footnote import footnote_plugin
 from benchmarks.generate import generate
 from glossary_tool.emit.leftovers import brackets_cannot_render
 from glossary_tool.load import body as body_module
-from glossary_tool.load import frontmatter
+from glossary_tool.load import fast_tokens, frontmatter
 from glossary_tool.load.plain_inline import plain_children
 from glossary_tool.load.tabs_rule import tabs_plugin
 from glossary_tool.load.xref_rule import make_parser, xref_plugin
@@ -64,8 +65,11 @@ def _same(text: str, monkeypatch: pytest.MonkeyPatch | None = None) -> None:
         assert _results(FAST, text, monkeypatch) == _results(STOCK, text, monkeypatch), text
 
 
-def test_the_parser_takes_the_plain_path() -> None:
-    assert FAST.inline.parse is not STOCK.inline.parse.__func__.__get__(FAST.inline)
+def test_the_parser_takes_the_shortcuts() -> None:
+    """Else the comparisons below would compare markdown-it with itself."""
+    assert FAST.inline.parse.__qualname__.startswith("plain_inline.")
+    assert FAST.block.parse.__qualname__.startswith("fast_block_push.")
+    assert fast_tokens.fields_known()
     assert plain_children("a [[x|y]]s\nb") is not None
     assert plain_children("a *b*") is None
 
@@ -142,3 +146,24 @@ def test_random_generated_paragraphs(monkeypatch: pytest.MonkeyPatch) -> None:
     for _ in range(200):
         lines = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 12))) + rng.choice(["", " ", "  "]) for _ in range(rng.randint(1, 5))]
         _same("\n".join(lines), monkeypatch)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.text(st.sampled_from(["a", "Z", "9", " ", "\t", "\n", ".", "-", "[", "é", "\u00a0", "\u2003", "—", "*", "\x1c", "\x85", "_"]), max_size=16))
+def test_word_count_regex_is_the_look_behind_one(text: str) -> None:
+    """text.count_words's regex, its look-behind moved for speed, finds what the plain one did."""
+    import re
+
+    from glossary_tool.text import _NO_ALNUM_WORD
+
+    assert _NO_ALNUM_WORD.findall(text) == re.findall(r"(?<!\S)[^\sA-Za-z0-9]+(?!\S)", text)
+
+
+def test_other_releases_keep_the_stock_parse(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under a markdown-it-py release nobody read, inline and block parse are its own."""
+    import markdown_it
+
+    monkeypatch.setattr(markdown_it, "__version__", "9.9.0")
+    md = make_parser()
+    assert md.inline.parse.__func__ is type(md.inline).parse  # type: ignore[attr-defined]
+    assert md.block.parse.__func__ is type(md.block).parse  # type: ignore[attr-defined]

@@ -29,6 +29,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from glossary_tool.load.dispatch import _read_for_installed
+from glossary_tool.load.fast_tokens import fields_known, inline_token
 from glossary_tool.load.xref_rule import XREF_RE, parse_xref
 
 #: Where the plain scan stops: a line break, or a character some inline rule other than
@@ -38,29 +39,6 @@ _STOP = re.compile(r"[\n\[\\`~*_!^<&]")
 #: other set the stock tokenizer is kept.
 RULES = ("text", "newline", "xref_literal", "escape", "backticks", "strikethrough", "emphasis", "xref", "link", "image", "footnote_inline", "footnote_ref", "autolink", "html_inline", "entity")
 POST_RULES = ("balance_pairs", "strikethrough", "emphasis", "fragments_join")
-
-_new = Token.__new__
-
-
-def _token(kind: str, tag: str, content: str, meta: dict[str, Any]) -> Token:
-    """``Token(kind, tag, 0, content=content, meta=meta)``, without the dataclass's
-    ``__init__`` and ``__post_init__`` (a third of the time of this module's work)."""
-    token = _new(Token)
-    token.type = kind
-    token.tag = tag
-    token.nesting = 0
-    token.attrs = {}
-    token.map = None
-    token.level = 0
-    token.children = None
-    token.content = content
-    token.markup = ""
-    token.info = ""
-    token.meta = meta
-    token.block = False
-    token.hidden = False
-    return token
-
 
 def plain_children(src: str) -> list[Token] | None:
     """The inline tokens markdown-it makes of ``src``, or None where ``src`` holds anything
@@ -88,9 +66,9 @@ def plain_children(src: str) -> list[Token] | None:
                 else:
                     pending = pending[:-1]
             if pending:
-                append(_token("text", "", pending, {}))
+                append(inline_token("text", "", pending, {}))
                 pending = ""
-            append(_token(kind, tag, "", {}))
+            append(inline_token(kind, tag, "", {}))
             at += 1
             while at < end and src[at] in " \t":
                 at += 1
@@ -100,9 +78,9 @@ def plain_children(src: str) -> list[Token] | None:
             if match is None:
                 return None
             if pending:
-                append(_token("text", "", pending, {}))
+                append(inline_token("text", "", pending, {}))
                 pending = ""
-            append(_token("xref", "", match.group(0), {"pos": at, **parse_xref(match)}))
+            append(inline_token("xref", "", match.group(0), {"pos": at, **parse_xref(match)}))
             pos = match.end()
         elif char in "!^" and at + 1 < end and src[at + 1] != "[":
             pending += char
@@ -110,7 +88,7 @@ def plain_children(src: str) -> list[Token] | None:
         else:
             return None
     if pending:
-        append(_token("text", "", pending, {}))
+        append(inline_token("text", "", pending, {}))
     return tokens
 
 
@@ -123,7 +101,7 @@ def plain_inline(md: MarkdownIt) -> MarkdownIt:
     parsed into an empty list (every inline token's, an inline footnote's). Call it last;
     leaves ``md`` as it is when its inline rules are not the ones :data:`RULES` names or
     under a markdown-it-py or plugin release not listed in dispatch.READ_FOR."""
-    if not _read_for_installed() or _rule_names(md.inline.ruler) != RULES or _rule_names(md.inline.ruler2) != POST_RULES or md.options.get("linkify"):
+    if not _read_for_installed() or not fields_known() or _rule_names(md.inline.ruler) != RULES or _rule_names(md.inline.ruler2) != POST_RULES or md.options.get("linkify"):
         return md
     stock: Callable[..., list[Token]] = md.inline.parse
 

@@ -135,11 +135,12 @@ def make_parser() -> MarkdownIt:
     CommonMark + tables + strikethrough + footnotes + admonitions (``!!! note``) + content
     tabs (``=== "Label"``) + xrefs. Raw HTML is allowed (and checked and sanitised).
 
-    Two shortcuts make the same tokens faster: block rules chosen by a line's first
-    character (load/dispatch.py) and plain inline content tokenized directly
-    (load/plain_inline.py)."""
+    Shortcuts make the same tokens faster: block rules chosen by a line's first character
+    (load/dispatch.py), plain inline content tokenized directly (load/plain_inline.py) and
+    tokens made without the dataclass constructor (load/fast_tokens.py)."""
+    from glossary_tool.load.fast_tokens import fast_block_push
     from glossary_tool.load.plain_inline import plain_inline  # it reads XREF_RE from here
 
     md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
     md.use(xref_plugin).use(footnote_plugin).use(admon_plugin).use(tabs_plugin)
-    return plain_inline(dispatch_blocks(md))
+    return fast_block_push(plain_inline(dispatch_blocks(md)))
