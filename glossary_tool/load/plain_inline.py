@@ -106,7 +106,7 @@ def plain_inline(md: MarkdownIt) -> MarkdownIt:
     stock: Callable[..., list[Token]] = md.inline.parse
 
     def parse(src: str, md: MarkdownIt, env: Any, tokens: list[Token]) -> list[Token]:
-        if not tokens:
+        if not tokens and md.options["maxNesting"] > 0:  # at 0 no rule runs at all
             children = plain_children(src)
             if children is not None:
                 tokens.extend(children)
