@@ -115,7 +115,7 @@ EDGES = [
     "a]] b", "- : # $ % + = > @ ] { } text", "a & b", "a &amp; b", "<b>x</b>", "`c` [[x]]", "*e* [[x]]", "~s~ ~~t~~",
     "Title [[x]]\n===\n", "## Head [[x|y]] ##\n", "| a | [[x\\|y]] |\n|---|---|\n| [[x|z]] | b  |\n",
     "[^1] text\n\n[^1]: note [[x]]  \n  more\n", "Text ^[inline [[x]]\nnote] after.\n", "\u00a0a\u2003\n\u3000b",
-    "a\tb \t\nc", "x [[a\n\nb]]",
+    "a\tb \t\nc", "x [[a\n\nb]]", "![a &amp; *b* \\* c](u) x", "a \\* b &amp; c ** d", "[[x]] &#91;&#91;y]]",
 ]
 
 

@@ -26,6 +26,8 @@ from collections.abc import Callable
 from typing import Any
 
 from markdown_it import MarkdownIt
+from markdown_it.rules_core.state_core import StateCore
+from markdown_it.rules_core.text_join import _join_text_tokens
 from markdown_it.token import Token
 
 from glossary_tool.load.dispatch import _read_for_installed
@@ -92,13 +94,48 @@ def plain_children(src: str) -> list[Token] | None:
     return tokens
 
 
+def _nothing_to_join(children: list[Token]) -> bool:
+    """Whether markdown-it's text_join would leave ``children`` as they are: no
+    ``text_special`` to turn into text, no two text tokens in a row, no child with children."""
+    after_text = False
+    for child in children:
+        kind = child.type
+        if kind == "text":
+            if after_text:
+                return False
+            after_text = True
+        elif kind == "text_special" or child.children:
+            return False
+        else:
+            after_text = False
+    return True
+
+
+def text_join(state: StateCore) -> None:
+    """markdown-it's ``text_join`` core rule, which copies every inline token's children into
+    a new list as it joins them; where there is nothing to join (all that the plain path
+    makes) the children are left as they are, an equal list."""
+    for token in state.tokens:
+        if token.type != "inline":
+            continue
+        children = token.children or []
+        if _nothing_to_join(children):
+            token.children = children
+            continue
+        for child in children:
+            if child.children:  # an image's alt text is parsed into its own tokens
+                child.children = _join_text_tokens(child.children)
+        token.children = _join_text_tokens(children)
+
+
 def _rule_names(ruler: Any) -> tuple[str, ...]:
     return tuple(rule.name for rule in ruler.__rules__ if rule.enabled)
 
 
 def plain_inline(md: MarkdownIt) -> MarkdownIt:
     """Give ``md``'s inline parser the plain path (see the module docstring) for content
-    parsed into an empty list (every inline token's, an inline footnote's). Call it last;
+    parsed into an empty list (every inline token's, an inline footnote's), and the
+    ``text_join`` above. Call it last;
     leaves ``md`` as it is when its inline rules are not the ones :data:`RULES` names or
     under a markdown-it-py or plugin release not listed in dispatch.READ_FOR."""
     if not _read_for_installed() or not fields_known() or _rule_names(md.inline.ruler) != RULES or _rule_names(md.inline.ruler2) != POST_RULES or md.options.get("linkify"):
@@ -114,4 +151,6 @@ def plain_inline(md: MarkdownIt) -> MarkdownIt:
         return stock(src, md, env, tokens)
 
     md.inline.parse = parse  # type: ignore[method-assign]
+    if "text_join" in _rule_names(md.core.ruler):
+        md.core.ruler.at("text_join", text_join)
     return md
