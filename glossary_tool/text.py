@@ -6,7 +6,10 @@ import re
 import unicodedata
 
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-_NO_ALNUM_WORD = re.compile(r"(?<!\S)[^\sA-Za-z0-9]+(?!\S)")
+#: A whitespace-separated word without an ASCII letter or digit: ``(?<!\S)[^\sA-Za-z0-9]+(?!\S)``
+#: with the look-behind moved after the first character, so the search skips ahead to a
+#: character of the class (a regex that opens with a look-behind tries every position).
+_NO_ALNUM_WORD = re.compile(r"[^\sA-Za-z0-9](?<!\S.)[^\sA-Za-z0-9]*(?!\S)")
 
 
 def slugify(value: str, separator: str = "-") -> str:

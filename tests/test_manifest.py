@@ -34,10 +34,10 @@ def _load(root: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[object, list[str
     read: list[str] = []
     original = files_module.read_bytes
 
-    def counting(root_: Path, path: Path, out: list) -> bytes | None:
+    def counting(root_: Path, path: Path, out: list, **how: bool) -> bytes | None:
         if path.name != files_module.INDEX:
             read.append(path.name)
-        return original(root_, path, out)
+        return original(root_, path, out, **how)
 
     monkeypatch.setattr(files_module, "read_bytes", counting)
     store = project_cache(root)

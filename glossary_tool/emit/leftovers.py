@@ -240,6 +240,7 @@ def brackets_cannot_render(body: str) -> bool:
     except RecursionError:
         return False
     masked: list[str | list[str]] = list(body.split("\n"))  # a line with xrefs becomes a list of characters: one line may hold 20,000
+    listed: list[int] = []  # the lines made lists, joined again at the end (the others are strings still)
     for token in tokens:
         if token.type == "html_block":
             return False
@@ -256,10 +257,15 @@ def brackets_cannot_render(body: str) -> bool:
                 chars = masked[line]
                 if isinstance(chars, str):
                     chars = masked[line] = list(chars)
+                    listed.append(line)
                 if chars[col : col + 2] != ["[", "["]:
                     return False
                 chars[col : col + 2] = ["\0", "\0"]
-    text = "\n".join(line if isinstance(line, str) else "".join(line) for line in masked).replace("\\", "")
+    for line in listed:
+        chars = masked[line]
+        if isinstance(chars, list):  # else a code block blanked it after
+            masked[line] = "".join(chars)
+    text = "\n".join(masked).replace("\\", "")  # type: ignore[arg-type]  # every list was joined
     return "[[" not in text and _ENTITY_BRACKET.search(text) is None
 
 

@@ -417,52 +417,59 @@ def _locate_xrefs(lines: list[str], tokens: list[Token]) -> None:
     """
     ends: dict[int, int] = {}  # body line -> column after the last xref placed on it (table cells share a line)
     for token in tokens:
-        if token.type != "inline" or not token.children:
+        # an xref child is a match in the token's own text: a token without "[[" has none
+        if token.type != "inline" or not token.children or "[[" not in token.content:
             continue
-        xref_children = [c for c in token.children if c.type == "xref" or (c.type == "text" and "[[" in c.content)]
+        xref_children = [c for c in token.children if c.type == "xref"]
         if not xref_children:
             continue
         content = token.content
         # An inline footnote (^[...]) arrives without a source map: its text is found in the body.
         start_line = token.map[0] if token.map is not None else _first_line_holding(lines, content.split("\n")[0])
-        newlines = [m.start() for m in _NEWLINE.finditer(content)]
+        newlines = [m.start() for m in _NEWLINE.finditer(content)] if "\n" in content else []
         bases: dict[int, int] = {}  # content line -> where it starts in its source line, found once (a line may hold 20,000 xrefs)
-        for child in token.children:
-            if child.type != "xref":
-                continue
-            pos = child.meta["pos"]
-            k = bisect.bisect_left(newlines, pos)
+        for child in xref_children:
+            meta = child.meta
+            pos = meta["pos"]
+            k = bisect.bisect_left(newlines, pos) if newlines else 0
             line_start = newlines[k - 1] + 1 if k else 0
             body_line = min(start_line + k, len(lines) - 1)
-            pieces = child.content.split("\n")
+            raw = child.content
+            first = raw if "\n" not in raw else raw[: raw.index("\n")]
             source = lines[body_line]
-            content_line = content[line_start : newlines[k] if k < len(newlines) else len(content)]
             base = bases.get(k)
             if base is None:
+                content_line = content[line_start : newlines[k] if k < len(newlines) else len(content)]
                 base = bases[k] = source.find(content_line) if content_line else -1
             expected = base + (pos - line_start) if base >= 0 else -1
             begin = ends.get(body_line, 0)
-            col, length = -1, len(pieces[0])
-            if expected >= begin and source.startswith(pieces[0], expected):
+            col, length = -1, len(first)
+            if expected >= begin and source.startswith(first, expected):
                 col = expected
             else:
-                for variant in (pieces[0], pieces[0].replace("|", "\\|")):
+                for variant in (first, first.replace("|", "\\|")):
                     found = source.find(variant, begin)
                     if found >= 0:
                         col, length = found, len(variant)
                         break
             if col < 0:
-                body_line, col = _find_raw(lines, start_line, pieces[0])
+                body_line, col = _find_raw(lines, start_line, first)
                 source = lines[body_line]
-            if len(pieces) == 1:
+            if first is raw:
                 end_line, end_col = body_line, col + length
             else:
+                pieces = raw.split("\n")
                 end_line = min(body_line + len(pieces) - 1, len(lines) - 1)
                 last = lines[end_line].find(pieces[-1])
                 end_col = (last if last >= 0 else 0) + len(pieces[-1])
-            child.meta.update(line=body_line, col=col, end_line=end_line, end_col=end_col)
-            ends[body_line] = max(ends.get(body_line, 0), col + 1)
-            ends[end_line] = max(ends.get(end_line, 0), end_col)
+            meta["line"] = body_line
+            meta["col"] = col
+            meta["end_line"] = end_line
+            meta["end_col"] = end_col
+            if ends.get(body_line, 0) < col + 1:
+                ends[body_line] = col + 1
+            if ends.get(end_line, 0) < end_col:
+                ends[end_line] = end_col
 
 
 def _find_raw(lines: list[str], start: int, raw: str) -> tuple[int, int]:

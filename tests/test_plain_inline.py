@@ -1,0 +1,169 @@
+"""The parser's shortcuts change no token and no result built on them.
+
+The parser tokenizes prose, line breaks and xrefs without markdown-it's inline rule loop
+(load/plain_inline.py) and makes tokens without the dataclass constructor
+(load/fast_tokens.py). These tests hold it to markdown-it's own tokens (every field of every token and child) and
+to what the loader and the check compute from them (xrefs with their line and column,
+headings, snippets, word counts, diagnostics, the leftover proof, block spans): on the real
+glossary, a generated corpus, the xref contexts and property blocks of the xref tests, and
+random inline text dense in the characters that decide between the plain path and the
+stock one.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
+from mdit_py_plugins.admon import admon_plugin
+from mdit_py_plugins.footnote import footnote_plugin
+
+from benchmarks.generate import generate
+from glossary_tool.emit.leftovers import brackets_cannot_render
+from glossary_tool.load import body as body_module
+from glossary_tool.load import fast_tokens, frontmatter
+from glossary_tool.load.plain_inline import plain_children
+from glossary_tool.load.tabs_rule import tabs_plugin
+from glossary_tool.load.xref_rule import make_parser, xref_plugin
+from glossary_tool.verify.figure_check import block_spans
+from tests.test_xref_contexts import CASES
+from tests.test_xref_property import block
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _stock() -> MarkdownIt:
+    """make_parser without its shortcuts: markdown-it-py's own rule chains."""
+    md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    return md.use(xref_plugin).use(footnote_plugin).use(admon_plugin).use(tabs_plugin)
+
+
+STOCK, FAST = _stock(), make_parser()
+
+
+def _tokens(md: MarkdownIt, text: str) -> list[dict]:
+    return [token.as_dict() for token in md.parse(text, {})]
+
+
+def _results(md: MarkdownIt, text: str, monkeypatch: pytest.MonkeyPatch) -> tuple:
+    """What the loader and the check's precomputed functions make of ``text`` with ``md``."""
+    monkeypatch.setattr(body_module, "_PARSER", md)
+    body_module.forget_tokens()
+    try:
+        return (body_module.parse_body("glossary/s/t.md", text, 7), brackets_cannot_render(text), block_spans(text))
+    finally:
+        body_module.forget_tokens()
+
+
+def _same(text: str, monkeypatch: pytest.MonkeyPatch | None = None) -> None:
+    assert _tokens(FAST, text) == _tokens(STOCK, text), text
+    if monkeypatch is not None:
+        assert _results(FAST, text, monkeypatch) == _results(STOCK, text, monkeypatch), text
+
+
+def test_the_parser_takes_the_shortcuts() -> None:
+    """Else the comparisons below would compare markdown-it with itself."""
+    assert FAST.inline.parse.__qualname__.startswith("plain_inline.")
+    assert FAST.block.parse.__qualname__.startswith("fast_block_push.")
+    assert fast_tokens.fields_known()
+    assert plain_children("a [[x|y]]s\nb") is not None
+    assert plain_children("a *b*") is None
+
+
+def _bodies(folder: Path) -> list[tuple[str, str]]:
+    out = []
+    for path in sorted(folder.rglob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        out.append((path.name, frontmatter.split(path.name, text)[2]))
+    return out
+
+
+@pytest.mark.parametrize(("name", "text"), _bodies(REPO / "glossary"), ids=lambda v: v if v.endswith(".md") else "")
+def test_real_glossary(name: str, text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    _same(text, monkeypatch)
+
+
+def test_generated_corpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    generate(tmp_path, 60)
+    bodies = _bodies(tmp_path / "glossary")
+    assert len(bodies) > 60
+    taken = 0
+    for _, text in bodies:
+        _same(text, monkeypatch)
+        taken += sum(plain_children(t.content) is not None for t in FAST.parse(text) if t.type == "inline")
+    assert taken > 10 * len(bodies)  # the path is taken, not only declined
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_xref_contexts(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    _same(CASES[name][0], monkeypatch)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(block(), min_size=1, max_size=6))
+def test_xref_property_blocks(blocks: list) -> None:
+    _same("\n\n".join(text for text, _ in blocks) + "\n")
+
+
+EDGES = [
+    "a  \nb", "a \nb", "a   \n  \tb", "a\\\nb", "  lead\n\n trail  ", "x !y ^z !", "x ![y] ^[z]", "end !", "end ^",
+    "[[a]]b [[a|t\nu]]s [[a#h|t]] [[ a ]] [[]] [[a|]]", "[[a", "[[a]", "[a]", "[[a]b]]", "[[a|b]c]]", "\\[[a]]",
+    "a]] b", "- : # $ % + = > @ ] { } text", "a & b", "a &amp; b", "<b>x</b>", "`c` [[x]]", "*e* [[x]]", "~s~ ~~t~~",
+    "Title [[x]]\n===\n", "## Head [[x|y]] ##\n", "| a | [[x\\|y]] |\n|---|---|\n| [[x|z]] | b  |\n",
+    "[^1] text\n\n[^1]: note [[x]]  \n  more\n", "Text ^[inline [[x]]\nnote] after.\n", "\u00a0a\u2003\n\u3000b",
+    "a\tb \t\nc", "x [[a\n\nb]]", "![a &amp; *b* \\* c](u) x", "a \\* b &amp; c ** d", "[[x]] &#91;&#91;y]]",
+]
+
+
+@pytest.mark.parametrize("text", EDGES)
+def test_edges(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    _same(text, monkeypatch)
+    _same(text + "\n", monkeypatch)
+
+
+PIECES = st.sampled_from(
+    ["word", " ", "  ", "\t", "\n", "  \n", " \n", "\n ", "[[x]]", "[[x|t]]", "[[x\n|t]]", "[[", "]]", "[", "]", "|", "\\", "\\[[",
+     "`", "*", "_", "~", "!", "^", "<", ">", "&", "&amp;", "-", ":", "#", "=", "!!", "^[", "![", "é", "\u00a0", "s"]
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(PIECES, max_size=30))
+def test_random_inline_text(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    _same(text)
+    _same("- " + text)
+    _same("| h |\n|---|\n| " + text.replace("\n", " ") + " |")
+
+
+def test_random_generated_paragraphs(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(5)
+    words = ["warp", "lane", "[[x]]", "[[x|y z]]s", "a-b", "c:d", "n/a", "3.35", "!", "(p)", "{q}", "#1", "@x", "+", "="]
+    for _ in range(200):
+        lines = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 12))) + rng.choice(["", " ", "  "]) for _ in range(rng.randint(1, 5))]
+        _same("\n".join(lines), monkeypatch)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.text(st.sampled_from(["a", "Z", "9", " ", "\t", "\n", ".", "-", "[", "é", "\u00a0", "\u2003", "—", "*", "\x1c", "\x85", "_"]), max_size=16))
+def test_word_count_regex_is_the_look_behind_one(text: str) -> None:
+    """text.count_words's regex, its look-behind moved for speed, finds what the plain one did."""
+    import re
+
+    from glossary_tool.text import _NO_ALNUM_WORD
+
+    assert _NO_ALNUM_WORD.findall(text) == re.findall(r"(?<!\S)[^\sA-Za-z0-9]+(?!\S)", text)
+
+
+def test_other_releases_keep_the_stock_parse(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under a markdown-it-py release nobody read, inline and block parse are its own."""
+    import markdown_it
+
+    monkeypatch.setattr(markdown_it, "__version__", "9.9.0")
+    md = make_parser()
+    assert md.inline.parse.__func__ is type(md.inline).parse  # type: ignore[attr-defined]
+    assert md.block.parse.__func__ is type(md.block).parse  # type: ignore[attr-defined]
