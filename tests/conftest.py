@@ -185,10 +185,10 @@ def browser():
     about a second of CPU. Tests open a context each, so none sees another's state."""
     from playwright.sync_api import sync_playwright
 
-    from tests.test_browser import CHROMIUM, CHROMIUM_ARGS
+    from tests.test_browser import launch_options
 
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        chromium = playwright.chromium.launch(**launch_options())
         try:
             yield chromium
         finally:

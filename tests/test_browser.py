@@ -35,6 +35,11 @@ except ImportError:  # pragma: no cover - CI installs it
 
 CHROMIUM = os.environ.get("GLOSSARY_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"]
+#: Chromium features turned off on top of Playwright's own list. Every browser context opens a
+#: window whose address bar preloads its WebUI popup (chrome://omnibox-popup.top-chrome, some
+#: 60 JS modules) in a renderer of its own, which no test ever shows: traced, that renderer
+#: and the browser process's share of it were half the CPU of a page load (1.1 of 2.0 s).
+EXTRA_DISABLED_FEATURES = ("WebUIOmniboxPopup", "WebUIOmniboxAimPopup", "WebUIOmniboxFullPopup")
 AXE = REPO / "tests/vendor/axe-core/axe.min.js"
 ARTIFACTS = REPO / "test-artifacts"
 PREFIX = "/gpu-glossary/"
@@ -43,6 +48,43 @@ pytestmark = [
     pytest.mark.skipif(sync_playwright is None, reason="Playwright for Python is not installed (pip install playwright; never `playwright install`)"),
     pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"Chromium not found at {CHROMIUM} (apt-get install -y chromium, or set GLOSSARY_CHROMIUM)"),
 ]
+
+
+# --- launching Chromium -----------------------------------------------------------------
+
+
+def _playwright_disabled_features() -> list[str] | None:
+    """Playwright's own ``--disable-features`` list, read from its driver's source (None if not
+    found there). Chromium keeps only the last ``--disable-features`` switch, so adding ours
+    would silently drop Playwright's (PaintHolding, HttpsUpgrades, ...): ours must repeat its
+    list and replace its switch."""
+    import playwright
+
+    package = Path(playwright.__file__).parent / "driver" / "package" / "lib"
+    for source in (package / "coreBundle.js", package / "server" / "chromium" / "chromiumSwitches.js"):
+        if not source.is_file():
+            continue
+        found = re.search(r"\bdisabledFeatures\s*=\s*\[(.*?)\]", source.read_text(encoding="utf-8"), re.S)
+        if found:
+            code = re.sub(r"//[^\n]*", "", found.group(1))
+            return [name for pair in re.findall(r'"([^"]*)"|\'([^\']*)\'', code) for name in pair if name]
+    return None
+
+
+def launch_options() -> dict:
+    """``chromium.launch`` keyword arguments: CHROMIUM with CHROMIUM_ARGS, and Playwright's
+    ``--disable-features`` replaced by one switch that also names EXTRA_DISABLED_FEATURES
+    (``test_chromium_runs_with_one_merged_disable_features_switch`` checks the result). Where
+    Playwright's list cannot be read, its defaults are kept and ours left out: slower, not wrong."""
+    playwright_list = _playwright_disabled_features()
+    if playwright_list is None:
+        return {"executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
+    ours = [*playwright_list, *(name for name in EXTRA_DISABLED_FEATURES if name not in playwright_list)]
+    return {
+        "executable_path": CHROMIUM,
+        "args": [*CHROMIUM_ARGS, "--disable-features=" + ",".join(ours)],
+        "ignore_default_args": ["--disable-features=" + ",".join(playwright_list)],
+    }
 
 
 # --- serving the site -------------------------------------------------------------------
@@ -186,6 +228,44 @@ def _link_to(page: Page, url: str):
 
 
 # --- behaviour ----------------------------------------------------------------------------
+
+
+def _browser_command_lines() -> list[list[str]]:
+    """The command lines of the Chromium browser processes this test process started (its
+    descendants without ``--type=``, which marks renderers, GPU and utility processes)."""
+    parents: dict[int, int] = {}
+    lines: dict[int, list[str]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            lines[int(entry.name)] = (entry / "cmdline").read_bytes().decode(errors="replace").split("\0")
+        except OSError:
+            continue
+        parents[int(entry.name)] = int(stat[stat.rfind(")") + 2 :].split()[1])
+
+    def ours(pid: int) -> bool:
+        while pid > 1:
+            pid = parents.get(pid, 0)
+            if pid == os.getpid():
+                return True
+        return False
+
+    return [line for pid, line in lines.items() if ours(pid) and "--remote-debugging-pipe" in line and not any(a.startswith("--type=") for a in line)]
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the browser's command line from /proc (Linux)")
+def test_chromium_runs_with_one_merged_disable_features_switch(browser: Browser):
+    """Chromium keeps only the last ``--disable-features``: the browser must get exactly one,
+    naming Playwright's features and ours (launch_options), or one of the two lists is lost."""
+    (line,) = _browser_command_lines()
+    switches = [arg.split("=", 1)[1].split(",") for arg in line if arg.startswith("--disable-features=")]
+    assert len(switches) == 1, f"{len(switches)} --disable-features switches: {switches}"
+    playwright_list = _playwright_disabled_features()
+    assert playwright_list, "Playwright's --disable-features list not found in its driver (see _playwright_disabled_features)"
+    missing = [name for name in (*playwright_list, *EXTRA_DISABLED_FEATURES) if name not in switches[0]]
+    assert not missing, f"not disabled: {missing}"
 
 
 def test_home_page_lists_the_sections(web: Watched, glossary):
