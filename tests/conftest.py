@@ -195,6 +195,40 @@ def browser():
             chromium.close()
 
 
+@pytest.fixture(scope="session")
+def base_url(real_site: Path) -> Iterator[str]:
+    """``real_site`` served from 127.0.0.1 under /gpu-glossary/ (tests/test_browser.py), one
+    server per worker for both browser test files; yields the base URL."""
+    from tests.test_browser import serve_site
+
+    with serve_site(real_site) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def page_pool(browser, base_url: str):
+    """The pages shared by the browser tests that read the same page (tests/test_browser.py's
+    PagePool), one pool per worker; tests take them through ``pages``."""
+    from tests.test_browser import PagePool
+
+    pool = PagePool(browser, base_url)
+    try:
+        yield pool
+    finally:
+        pool.close()
+
+
+@pytest.fixture
+def pages(request: pytest.FixtureRequest, page_pool):
+    """``page_pool`` for one test: the pages it took are closed if it fails, so the next test
+    loads them afresh instead of inheriting what the failure left."""
+    page_pool.taken = []
+    yield page_pool
+    report = getattr(request.node, "rep_call", None)
+    if report is None or report.failed:
+        page_pool.discard(page_pool.taken)
+
+
 #: The modules with the longest tests (pytest --durations), run first: xdist's
 #: worksteal hands each worker a contiguous share of the run and steals from the ends of the
 #: queues, so a long test left near the end would leave one worker running it alone. Those that
@@ -234,6 +268,7 @@ def pytest_runtest_makereport(item, call):
 
     outcome = yield
     report = outcome.get_result()
+    setattr(item, f"rep_{report.when}", report)  # ``pages`` reads how the test's call went
     if os.environ.get("GLOSSARY_REQUIRE_ALL") == "1" and report.skipped and isinstance(report.longrepr, tuple):
         reason = str(report.longrepr[2])
         if not reason.startswith("Skipped: no "):
