@@ -137,12 +137,12 @@ _RESULTS = """(want) => new Promise((resolve, reject) => {
 def _results_for(page, query: str) -> list[str]:
     """The result links for ``query`` once they are rendered (the list is emptied in between, so
     no link of the previous query is read)."""
-    field = page.locator("input.md-search__input")
-    field.fill("")
-    field.press("End")  # Material searches on keyup
+    keyboard = page.keyboard  # into the focused field (_open_search): a locator's checks cost a round trip each
+    keyboard.press("Control+A")
+    keyboard.press("Delete")  # Material searches on keyup
     page.evaluate(_RESULTS, False)
-    field.fill(query)
-    field.press("End")
+    keyboard.insert_text(query)
+    keyboard.press("End")
     return [h.split("?")[0] for h in page.evaluate(_RESULTS, True)]
 
 
