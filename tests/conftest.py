@@ -13,7 +13,9 @@ The real glossary, once per test run:
   (the first to ask builds it under a file lock; GLOSSARY_SITE names a prebuilt one instead).
 - ``built_site`` (session): ``real_site`` read back with a parser (tests/built_site.py):
   pages as lxml trees, the ids of each file, and the one resolver of internal links.
-- ``browser`` (session): one Chromium per worker for the browser tests (tests/test_browser.py).
+- ``browser``, ``base_url``, ``page_pool`` (session): one Chromium, one server of the real site and
+  one pool of shared pages per worker for the browser tests (tests/test_browser.py); ``pages``
+  hands a test the pool and closes what it took if it fails.
 - ``shared_once(tmp_path_factory, name, make)``: the same once-per-run sharing for any other
   expensive output (``make(folder)`` fills the folder).
 """
@@ -182,7 +184,8 @@ def built_site(real_site: Path) -> BuiltSite:
 def browser():
     """One Chromium per test worker for every browser test (tests/test_browser.py and
     tests/test_reading_browser.py, whose skip marks say when there is none): a launch costs
-    about a second of CPU. Tests open a context each, so none sees another's state."""
+    about a second of CPU. A test opens a context of its own (``web``) or takes a page shared
+    with the tests that read the same page (``pages``), settled between them."""
     from playwright.sync_api import sync_playwright
 
     from tests.test_browser import launch_options

@@ -252,14 +252,19 @@ class PagePool:
         if watched is not None and ((fresh and watched.used) or watched.page.url.split("#")[0] != watched.url.split("#")[0]):
             watched.context.close()
             watched = None
-        if watched is None:
-            watched = _open(self._browser, self._base, scheme, search_index=search_index)
-            watched.goto(path)
-            if then is not None:
-                then(watched)
-            watched.url = watched.page.url
-        elif watched.used:
-            _settle(watched.page, scheme)
+        try:
+            if watched is None:
+                watched = _open(self._browser, self._base, scheme, search_index=search_index)
+                watched.goto(path)
+                if then is not None:
+                    then(watched)
+                watched.url = watched.page.url
+            elif watched.used:
+                _settle(watched.page, scheme)  # a page that will not settle fails the test taking it
+        except BaseException:
+            if watched is not None:
+                watched.context.close()
+            raise
         watched.used = True
         self._pages[key] = watched  # most recently taken last
         while len(self._pages) > self._size:
