@@ -13,7 +13,9 @@ The real glossary, once per test run:
   (the first to ask builds it under a file lock; GLOSSARY_SITE names a prebuilt one instead).
 - ``built_site`` (session): ``real_site`` read back with a parser (tests/built_site.py):
   pages as lxml trees, the ids of each file, and the one resolver of internal links.
-- ``browser`` (session): one Chromium per worker for the browser tests (tests/test_browser.py).
+- ``browser``, ``base_url``, ``page_pool`` (session): one Chromium, one server of the real site and
+  one pool of shared pages per worker for the browser tests (tests/test_browser.py); ``pages``
+  hands a test the pool and closes what it took if it fails.
 - ``shared_once(tmp_path_factory, name, make)``: the same once-per-run sharing for any other
   expensive output (``make(folder)`` fills the folder).
 """
@@ -182,17 +184,52 @@ def built_site(real_site: Path) -> BuiltSite:
 def browser():
     """One Chromium per test worker for every browser test (tests/test_browser.py and
     tests/test_reading_browser.py, whose skip marks say when there is none): a launch costs
-    about a second of CPU. Tests open a context each, so none sees another's state."""
+    about a second of CPU. A test opens a context of its own (``web``) or takes a page shared
+    with the tests that read the same page (``pages``), settled between them."""
     from playwright.sync_api import sync_playwright
 
-    from tests.test_browser import CHROMIUM, CHROMIUM_ARGS
+    from tests.test_browser import launch_options
 
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        chromium = playwright.chromium.launch(**launch_options())
         try:
             yield chromium
         finally:
             chromium.close()
+
+
+@pytest.fixture(scope="session")
+def base_url(real_site: Path) -> Iterator[str]:
+    """``real_site`` served from 127.0.0.1 under /gpu-glossary/ (tests/test_browser.py), one
+    server per worker for both browser test files; yields the base URL."""
+    from tests.test_browser import serve_site
+
+    with serve_site(real_site) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def page_pool(browser, base_url: str):
+    """The pages shared by the browser tests that read the same page (tests/test_browser.py's
+    PagePool), one pool per worker; tests take them through ``pages``."""
+    from tests.test_browser import PagePool
+
+    pool = PagePool(browser, base_url)
+    try:
+        yield pool
+    finally:
+        pool.close()
+
+
+@pytest.fixture
+def pages(request: pytest.FixtureRequest, page_pool):
+    """``page_pool`` for one test: the pages it took are closed if it fails, so the next test
+    loads them afresh instead of inheriting what the failure left."""
+    page_pool.taken = []
+    yield page_pool
+    report = getattr(request.node, "rep_call", None)
+    if report is None or report.failed:
+        page_pool.discard(page_pool.taken)
 
 
 #: The modules with the longest tests (pytest --durations), run first: xdist's
@@ -234,6 +271,7 @@ def pytest_runtest_makereport(item, call):
 
     outcome = yield
     report = outcome.get_result()
+    setattr(item, f"rep_{report.when}", report)  # ``pages`` reads how the test's call went
     if os.environ.get("GLOSSARY_REQUIRE_ALL") == "1" and report.skipped and isinstance(report.longrepr, tuple):
         reason = str(report.longrepr[2])
         if not reason.startswith("Skipped: no "):

@@ -4,7 +4,8 @@ The real glossary is built once per test run (``real_site``) and served from 127
 the same path as production (``/gpu-glossary/``, 404.html for a missing page). Every
 request the browser makes is recorded, and any that would leave 127.0.0.1 is aborted and
 fails the test, as does any console error. Tests that do not search are served an empty search
-index (``SEARCH_INDEX`` below: indexing the real one is a third of a page load). axe-core (vendored under tests/vendor/) checks
+index (``SEARCH_INDEX`` below: indexing the real one is a third of a page load). Tests that read
+the same page share one load of it (``PagePool``). axe-core (vendored under tests/vendor/) checks
 accessibility; screenshots of a term page in both palettes go to test-artifacts/.
 
 Skipped, with the reason, only where Chromium or Playwright is missing.
@@ -12,6 +13,7 @@ Skipped, with the reason, only where Chromium or Playwright is missing.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import json
@@ -19,7 +21,7 @@ import os
 import re
 import shutil
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -35,6 +37,11 @@ except ImportError:  # pragma: no cover - CI installs it
 
 CHROMIUM = os.environ.get("GLOSSARY_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"]
+#: Chromium features turned off on top of Playwright's own list. Every browser context opens a
+#: window whose address bar preloads its WebUI popup (chrome://omnibox-popup.top-chrome, some
+#: 60 JS modules) in a renderer of its own, which no test ever shows: traced, that renderer
+#: and the browser process's share of it were half the CPU of a page load (1.1 of 2.0 s).
+EXTRA_DISABLED_FEATURES = ("WebUIOmniboxPopup", "WebUIOmniboxAimPopup", "WebUIOmniboxFullPopup")
 AXE = REPO / "tests/vendor/axe-core/axe.min.js"
 ARTIFACTS = REPO / "test-artifacts"
 PREFIX = "/gpu-glossary/"
@@ -43,6 +50,43 @@ pytestmark = [
     pytest.mark.skipif(sync_playwright is None, reason="Playwright for Python is not installed (pip install playwright; never `playwright install`)"),
     pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"Chromium not found at {CHROMIUM} (apt-get install -y chromium, or set GLOSSARY_CHROMIUM)"),
 ]
+
+
+# --- launching Chromium -----------------------------------------------------------------
+
+
+def _playwright_disabled_features() -> list[str] | None:
+    """Playwright's own ``--disable-features`` list, read from its driver's source (None if not
+    found there). Chromium keeps only the last ``--disable-features`` switch, so adding ours
+    would silently drop Playwright's (PaintHolding, HttpsUpgrades, ...): ours must repeat its
+    list and replace its switch."""
+    import playwright
+
+    package = Path(playwright.__file__).parent / "driver" / "package" / "lib"
+    for source in (package / "coreBundle.js", package / "server" / "chromium" / "chromiumSwitches.js"):
+        if not source.is_file():
+            continue
+        found = re.search(r"\bdisabledFeatures\s*=\s*\[(.*?)\]", source.read_text(encoding="utf-8"), re.S)
+        if found:
+            code = re.sub(r"//[^\n]*", "", found.group(1))
+            return [name for pair in re.findall(r'"([^"]*)"|\'([^\']*)\'', code) for name in pair if name]
+    return None
+
+
+def launch_options() -> dict:
+    """``chromium.launch`` keyword arguments: CHROMIUM with CHROMIUM_ARGS, and Playwright's
+    ``--disable-features`` replaced by one switch that also names EXTRA_DISABLED_FEATURES
+    (``test_chromium_runs_with_one_merged_disable_features_switch`` checks the result). Where
+    Playwright's list cannot be read, its defaults are kept and ours left out: slower, not wrong."""
+    playwright_list = _playwright_disabled_features()
+    if playwright_list is None:
+        return {"executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
+    ours = [*playwright_list, *(name for name in EXTRA_DISABLED_FEATURES if name not in playwright_list)]
+    return {
+        "executable_path": CHROMIUM,
+        "args": [*CHROMIUM_ARGS, "--disable-features=" + ",".join(ours)],
+        "ignore_default_args": ["--disable-features=" + ",".join(playwright_list)],
+    }
 
 
 # --- serving the site -------------------------------------------------------------------
@@ -85,8 +129,10 @@ class _SiteHandler(http.server.SimpleHTTPRequestHandler):
         self._route(True)
 
 
-@pytest.fixture(scope="module")
-def base_url(real_site: Path) -> Iterator[str]:
+@contextlib.contextmanager
+def serve_site(real_site: Path) -> Iterator[str]:
+    """``real_site`` served from 127.0.0.1 under PREFIX; yields the base URL. ``base_url``
+    (tests/conftest.py): one server per test worker, shared by both browser test files."""
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_SiteHandler, directory=str(real_site)))
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -97,8 +143,10 @@ def base_url(real_site: Path) -> Iterator[str]:
         server.server_close()
 
 
-# ``browser``: one Chromium per test worker, shared by this file and test_reading_browser.py
-# (tests/conftest.py); each test still opens its own context (cookies, storage, cache).
+# ``browser`` and ``base_url``: one Chromium and one server per test worker, shared by this file
+# and test_reading_browser.py (tests/conftest.py). A test opens its own context (cookies,
+# storage, cache) with ``web``, or takes a page shared with the tests that read the same page
+# from ``pages`` (PagePool below).
 
 
 @dataclass
@@ -112,6 +160,9 @@ class Watched:
     offsite: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
+    #: Whether a test has had this page, and the URL it was left at (PagePool.take).
+    used: bool = False
+    url: str = ""
 
     def goto(self, path: str) -> None:
         self.page.goto(self.base + path)
@@ -125,8 +176,8 @@ class Watched:
 
 #: Material fetches the search index on every page load and its worker indexes all of it (1.2 MB
 #: of text): about a third of the CPU of a page load. Tests that do not search get the index
-#: with its ``config`` and no documents; those marked ``search_index`` (the searches, and the
-#: test that every kind of page loads cleanly) get the real one.
+#: with its ``config`` and no documents; the searches (their shared page, ``HOME``) and the
+#: test that every kind of page loads cleanly (``tour``) get the real one.
 SEARCH_INDEX = "search/search_index.json"
 _empty_indexes: dict[str, str] = {}
 
@@ -165,12 +216,91 @@ def _open(browser: Browser, base: str, scheme: str = "light", *, search_index: b
 
 
 @pytest.fixture
-def web(request: pytest.FixtureRequest, browser: Browser, base_url: str) -> Iterator[Watched]:
-    watched = _open(browser, base_url, search_index=request.node.get_closest_marker("search_index") is not None)
+def web(browser: Browser, base_url: str) -> Iterator[Watched]:
+    """A page of its own (a new context) for a test that reads no page another test reads."""
+    watched = _open(browser, base_url)
     try:
         yield watched
     finally:
         watched.context.close()
+
+
+class PagePool:
+    """Pages loaded once per test worker and taken by every test that reads the same page: a
+    load costs about 1.5 s of CPU (a new context 0.5 s more), most tests' own work a few tenths.
+
+    A page is keyed by (path, palette preference, search index). Its records (requests, console
+    errors) run from its load, so each test's ``assert_clean`` covers the load and every test on
+    it so far. Before it is handed on, the pointer leaves, the focus goes, search and preview
+    cards close and the light palette is back (``settle``): what the page looked like when
+    loaded. A test that navigates away leaves it behind (the next taker loads it again), and
+    ``pages`` (tests/conftest.py) closes whatever a failing test took, so no test sees the
+    state a failure left. ``fresh=True``: a page no test has had, for what only a fresh load
+    shows (the palette the preference picks, axe on the page as a reader gets it)."""
+
+    def __init__(self, browser: Browser, base: str, size: int = 16) -> None:
+        self._browser, self._base, self._size = browser, base, size
+        self._pages: dict[tuple, Watched] = {}
+        self.taken: list[tuple] = []
+
+    def take(self, path: str, scheme: str = "light", *, search_index: bool = False, fresh: bool = False, then: Callable[[Watched], None] | None = None) -> Watched:
+        """The page at ``path`` loaded with the ``scheme`` preference; ``then``: a step taken
+        once after the load (e.g. a click that navigates), whose result the takers share."""
+        key = (path, scheme, search_index, then.__name__ if then else "")
+        watched = self._pages.pop(key, None)
+        # (the URL's fragment aside: Material puts the heading scrolled to there)
+        if watched is not None and ((fresh and watched.used) or watched.page.url.split("#")[0] != watched.url.split("#")[0]):
+            watched.context.close()
+            watched = None
+        try:
+            if watched is None:
+                watched = _open(self._browser, self._base, scheme, search_index=search_index)
+                watched.goto(path)
+                if then is not None:
+                    then(watched)
+                watched.url = watched.page.url
+            elif watched.used:
+                _settle(watched.page, scheme)  # a page that will not settle fails the test taking it
+        except BaseException:
+            if watched is not None:
+                watched.context.close()
+            raise
+        watched.used = True
+        self._pages[key] = watched  # most recently taken last
+        while len(self._pages) > self._size:
+            self._pages.pop(next(iter(self._pages))).context.close()
+        self.taken.append(key)
+        return watched
+
+    def discard(self, keys: list[tuple]) -> None:
+        for key in keys:
+            watched = self._pages.pop(key, None)
+            if watched is not None:
+                watched.context.close()
+
+    def close(self) -> None:
+        self.discard(list(self._pages))
+
+
+def _settle(page: Page, scheme: str) -> None:
+    """The page as loaded for the next test: pointer away, nothing focused, search closed, no
+    preview card or tooltip showing, no search results (their articles have h1s of their own),
+    the palette of the preference it was loaded with."""
+    field = page.locator("input.md-search__input")
+    if field.count() and field.input_value():
+        field.fill("")
+        field.press("End")  # Material searches on keyup: the emptied query empties the list
+        expect(page.locator(".md-search-result__item")).to_have_count(0)
+    if page.evaluate("!!document.querySelector('input[data-md-toggle=search]:checked')"):
+        page.keyboard.press("Escape")
+    expect(page.locator("input[data-md-toggle=search]")).not_to_be_checked()
+    page.mouse.move(0, page.viewport_size["height"] - 1 if page.viewport_size else 0)
+    page.evaluate("document.activeElement && document.activeElement.blur()")
+    page.wait_for_function(
+        "(() => { const card = document.getElementById('gg-preview'); return !card || card.hidden || getComputedStyle(card).display === 'none'; })()"
+        " && !document.querySelector('.md-tooltip--inline, .md-tooltip--active, .md-tooltip2--active')"
+    )
+    switch_palette(page, scheme)
 
 
 @pytest.fixture(scope="module")
@@ -185,266 +315,16 @@ def _link_to(page: Page, url: str):
     return page.locator("article a").nth(index)
 
 
-# --- behaviour ----------------------------------------------------------------------------
-
-
-def test_home_page_lists_the_sections(web: Watched, glossary):
-    web.goto("")
-    headings = [text.strip().rstrip("¶").strip() for text in web.page.locator("article h2").all_inner_texts()]
-    assert headings[: len(glossary.sections)] == [section.title for section in glossary.sections]
-    for section in glossary.sections:
-        expect(web.page.locator("article a", has_text=section.title).first).to_be_visible()
-    web.assert_clean()
-
-
-def test_clicking_a_cross_reference_opens_its_term(web: Watched, glossary):
-    link = glossary.links["warp"][0]
-    target = glossary.terms[link.target]
-    web.goto("device-software/warp/")
-    anchor = _link_to(web.page, f"{web.base}{target.section}/{target.slug}/")
-    anchor.click()
-    web.page.wait_for_url(f"**{PREFIX}{target.section}/{target.slug}/")
-    expect(web.page.locator("article h1").first).to_contain_text(target.display_title)
-    web.assert_clean()
-
-
-def test_hovering_a_cross_reference_shows_the_target_summary(web: Watched, glossary):
-    link = glossary.links["warp"][0]
-    target = glossary.terms[link.target]
-    web.goto("device-software/warp/")
-    anchor = _link_to(web.page, f"{web.base}{target.section}/{target.slug}/")
-    anchor.scroll_into_view_if_needed()
-    anchor.hover()
-    expect(anchor).to_have_attribute("aria-describedby", re.compile(r".+"))
-    tooltip = web.page.locator(f"#{anchor.get_attribute('aria-describedby')}")
-    expect(tooltip).to_be_visible()
-    expect(tooltip.locator(".gg-preview__summary")).to_have_text(target.summary)  # the preview card (assets/preview.js)
-    web.page.mouse.move(0, 0)
-    expect(tooltip).to_be_hidden()
-    web.assert_clean()
-
-
-def _search(web: Watched, query: str, expected_href: str, within: int) -> list[str]:
-    page = web.page
-    page.keyboard.press("s")
-    meta = page.locator(".md-search-result__meta")
-    expect(page.locator("input.md-search__input")).to_be_focused()
-    expect(meta).not_to_contain_text("Initializing", timeout=15_000)
-    page.locator("input.md-search__input").fill("")
-    page.keyboard.type(query, delay=30)
-    expect(meta).to_contain_text("matching document", timeout=10_000)
-    hrefs: list[str] = []
-
-    def ranked() -> bool:
-        hrefs[:] = [h.split("?")[0] for h in page.locator(".md-search-result__item > a").evaluate_all("els => els.map(e => e.href)")]
-        return expected_href in hrefs[:within]
-
-    for _ in range(50):  # results are rendered by a worker, a few ms after each key
-        if ranked():
-            break
-        page.wait_for_timeout(100)
-    return hrefs
-
-
-@pytest.mark.search_index
-def test_search_finds_a_term_by_its_abbreviation(web: Watched, glossary):
-    sm = glossary.terms["streaming-multiprocessor"]
-    assert sm.abbreviation == "SM"
-    web.goto("")
-    expected = f"{web.base}{sm.section}/{sm.slug}/"
-    hrefs = _search(web, "SM", expected, within=10)
-    assert expected in hrefs[:10], f"'SM' does not list {expected} in its first 10 results: {hrefs[:10]}"
-    web.assert_clean()
-
-
-def _distinct_alias(glossary) -> tuple[str, str]:
-    """(alias, slug): the first alias in reading order that is one word found in no title."""
-    titles = " ".join(t.display_title.lower() for t in glossary.terms.values())
-    for term in glossary.ordered_terms():
-        for alias in term.aliases:
-            if alias.isalpha() and len(alias) >= 4 and alias.lower() not in titles:
-                return alias, term.slug
-    pytest.skip("no single-word alias that appears in no title")
-
-
-@pytest.mark.search_index
-def test_search_finds_a_term_by_an_alias_first(web: Watched, glossary):
-    alias, slug = _distinct_alias(glossary)
-    term = glossary.terms[slug]
-    web.goto("")
-    expected = f"{web.base}{term.section}/{slug}/"
-    hrefs = _search(web, alias, expected, within=1)
-    assert hrefs[:1] == [expected], f"'{alias}' should list {slug} first: {hrefs[:5]}"
-    web.page.locator(".md-search-result__item > a").first.click()
-    web.page.wait_for_url(f"**/{term.section}/{slug}/**")
-    expect(web.page.locator("article h1").first).to_contain_text(term.title)
-    web.assert_clean()
-
-
-def _luminance(rgb: str) -> float:
-    values = [float(v) for v in re.findall(r"[\d.]+", rgb)[:3]]
-
-    def channel(c: float) -> float:
-        c /= 255
-        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
-
-    r, g, b = (channel(v) for v in values)
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-
-def _contrast(a: str, b: str) -> float:
-    la, lb = sorted((_luminance(a), _luminance(b)))
-    return (lb + 0.05) / (la + 0.05)
-
-
-def _page_with_diagram(real_site: Path, glossary) -> str | None:
-    for term in glossary.ordered_terms():
-        if term.diagrams:
-            html = real_site / term.section / term.slug / "index.html"
-            if html.exists() and "<svg" in html.read_text(encoding="utf-8"):
-                return f"{term.section}/{term.slug}/"
-    return None
-
-
-def test_dark_palette_toggle_switches_scheme_and_keeps_diagrams_visible(web: Watched, glossary, real_site):
-    path = _page_with_diagram(real_site, glossary) or "device-software/warp/"
-    web.goto(path)
-    page = web.page
-    body = page.locator("body")
-    expect(body).to_have_attribute("data-md-color-scheme", "default")
-    light_bg = page.evaluate("getComputedStyle(document.body).backgroundColor")
-    switch_palette(page, "dark")  # the header toggle, as a reader clicks it
-    dark_bg = page.evaluate("getComputedStyle(document.body).backgroundColor")
-    assert _luminance(light_bg) > 0.8 and _luminance(dark_bg) < 0.05, (light_bg, dark_bg)
-    text = page.evaluate("getComputedStyle(document.querySelector('article p')).color")
-    assert _contrast(text, dark_bg) >= 4.5, f"body text {text} on {dark_bg}"
-    figures = page.locator("article figure svg")
-    for index in range(figures.count()):
-        svg = figures.nth(index)
-        svg.scroll_into_view_if_needed()
-        box = svg.bounding_box()
-        assert box is not None and box["width"] > 50 and box["height"] > 50, f"diagram {index} collapsed: {box}"
-        expect(svg).to_be_visible()
-        # Each label must stand out from what is behind it: the nearest filled shape, else the page.
-        low = svg.evaluate(
-            """(svg) => [...svg.querySelectorAll('text')].map(t => {
-                 const fill = getComputedStyle(t).fill;
-                 return [t.textContent.trim(), fill];
-               }).filter(([s]) => s)"""
-        )
-        assert low, f"diagram {index} has no text labels"
-        dark_text = [fill for _, fill in low if fill.startswith("rgb")]
-        assert dark_text and max(_luminance(f) for f in dark_text) > 0.3, f"diagram {index}: labels stay dark in the dark scheme: {set(dark_text)}"
-    page.reload()
-    expect(body).to_have_attribute("data-md-color-scheme", "slate")  # the choice is remembered
-    web.assert_clean()
-
-
-def test_keyboard_n_and_p_follow_the_reading_order(web: Watched, glossary):
-    section = next(s for s in glossary.sections if len(s.terms) >= 3)
-    first, second, third = (glossary.terms[slug] for slug in section.terms[:3])
-    web.goto(f"{section.slug}/{first.slug}/")
-    page = web.page
-    for key, term in (("n", second), ("n", third), ("p", second), ("p", first)):
-        page.locator("body").press(key)
-        page.wait_for_url(f"**{PREFIX}{section.slug}/{term.slug}/")
-        expect(page.locator("article h1").first).to_contain_text(term.title)
-        # let the page finish its own requests (favicon, search index) before leaving it,
-        # so navigation does not abort them mid-flight
-        page.wait_for_load_state("networkidle")
-    page.locator("body").press("p")
-    page.wait_for_url(f"**{PREFIX}{section.slug}/")  # before the first term: its section page
-    web.assert_clean()
-
-
-@dataclass(frozen=True)
-class Visit:
-    """What one page of the tour showed once loaded."""
-
-    path: str
-    headings: int  # ``article h1`` elements
-    alternate: str  # resolved href of ``<link rel=alternate type=text/markdown>``
-    describedby: str  # resolved href of ``<link rel=describedby type=text/markdown>``
-
-
-@dataclass(frozen=True)
-class Tour:
-    """One page of every kind loaded in turn in one context with the real search index: the
-    pages the clean-load test and the head-link test both read (one load each instead of
-    two; a load costs about 3 s of CPU)."""
-
-    visits: tuple[Visit, ...]
-    watched: Watched
-    #: (page, its Markdown copy) as the head links name them.
-    copies: tuple[tuple[str, str], ...]
-
-
-@pytest.fixture(scope="module")
-def tour(browser: Browser, base_url: str, glossary, real_site: Path) -> Iterator[Tour]:
-    section = glossary.sections[0]
-    first = glossary.terms[section.terms[0]]
-    snippet_term = next((t for t in glossary.ordered_terms() if t.snippets), None)
-    copies = (("", "llms.txt"), (f"{section.slug}/", f"llms-{section.slug}.txt"), (f"{first.section}/{first.slug}/", f"{first.section}/{first.slug}.md"), ("a-z/", "a-z.md"), ("rosetta/", "rosetta.md"))
-    paths = [path for path, _ in copies]
-    if snippet_term is not None:
-        paths.append(f"{snippet_term.section}/{snippet_term.slug}/")
-    if (real_site / "map/index.html").exists():
-        paths.append("map/")
-    watched = _open(browser, base_url, search_index=True)
-    try:
-        visits = []
-        for path in dict.fromkeys(paths):
-            watched.goto(path)
-            visits.append(Visit(path, watched.page.locator("article h1").count(), _head_link(watched.page, "alternate"), _head_link(watched.page, "describedby")))
-        yield Tour(tuple(visits), watched, copies)
-    finally:
-        watched.context.close()
-
-
-def test_pages_load_without_console_errors_or_offsite_requests(tour: Tour):
-    kinds = {visit.path for visit in tour.visits}
-    assert {"", "a-z/", "rosetta/"} <= kinds and len(kinds) >= 5, kinds  # home, indexes, a section, terms (one with a snippet), the map
-    for visit in tour.visits:
-        assert visit.headings == 1, visit.path
-    web = tour.watched
-    assert len(web.requests) > 10
-    assert all(url.startswith(web.base) for url in web.requests), [u for u in web.requests if not u.startswith(web.base)]
-    web.assert_clean()
-
-
-def test_missing_page_gets_the_styled_404(web: Watched):
-    response = web.page.goto(web.base + "no/such/page/")
-    assert response is not None and response.status == 404
-    web.page.wait_for_load_state("networkidle")
-    expect(web.page.locator("h1")).to_contain_text("404")
-    stylesheet = web.page.evaluate("[...document.styleSheets].filter(s => s.href && s.href.includes('/assets/stylesheets/main')).length")
-    assert stylesheet == 1, "404.html loads Material's stylesheet from the site path"
-    web.errors = [e for e in web.errors if "404" not in e]  # the page's own status
-    web.assert_clean()
-
-
-def test_cite_this_term_opens_from_the_keyboard(web: Watched):
-    """The citation box is a <details>: Tab reaches its summary, Enter opens it, the text is then visible."""
-    web.goto("device-software/warp/")
-    summary = web.page.locator("details.glossary-cite summary")
-    citation = web.page.locator("details.glossary-cite .glossary-cite-text")
-    expect(citation).to_be_hidden()
-    web.page.locator("p.glossary-dates").click()  # start the Tab order right before the box
-    for _ in range(10):
-        web.page.keyboard.press("Tab")
-        if summary.evaluate("el => el === document.activeElement"):
-            break
-    assert summary.evaluate("el => el === document.activeElement"), "Tab reaches the summary"
-    web.page.keyboard.press("Enter")
-    expect(citation).to_be_visible()
-    expect(citation).to_contain_text("/gpu-glossary/device-software/warp/")
-    web.assert_clean()
+#: Pages several tests read (PagePool): a term page, and the home page as the searches use it
+#: (the real search index).
+WARP = "device-software/warp/"
+HOME = {"path": "", "search_index": True}
 
 
 # --- accessibility --------------------------------------------------------------------------
 
 
-AXE_PAGES = {"home": "", "term": "device-software/warp/", "a-z": "a-z/", "diagram": "map/", "code": None, "whats-new": "whats-new/"}
+AXE_PAGES = {"home": HOME["path"], "term": WARP, "a-z": "a-z/", "diagram": "map/", "code": None, "whats-new": "whats-new/"}
 
 
 def _page_with_python_snippet(glossary) -> str | None:
@@ -489,53 +369,349 @@ def axe_violations(page: Page, context: str = "document") -> list[dict]:
 
 
 @pytest.mark.parametrize("name", list(AXE_PAGES))
-def test_axe_finds_no_serious_or_critical_violations(browser: Browser, base_url: str, real_site: Path, glossary, name: str):
+def test_axe_finds_no_serious_or_critical_violations(pages: PagePool, real_site: Path, glossary, name: str):
+    """On a fresh load (the first test to take the shared page, if these run first), then
+    handed on to the tests that read the same page."""
     path = AXE_PAGES[name] if name != "code" else _page_with_python_snippet(glossary)
     if name == "diagram" and not (real_site / "map/index.html").exists():
         pytest.skip("no map/ page in this build (no diagrams yet)")
     if path is None:
         pytest.skip("no term with a Python snippet")
-    watched = _open(browser, base_url, "light")
-    try:
-        watched.goto(path)
-        reports = []
-        for scheme in SCHEMES:
-            switch_palette(watched.page, scheme)
-            reports += [
-                f"{scheme}: {v['impact']} {v['id']}: {v['help']} ({len(v['nodes'])} nodes)\n" + "\n".join(f"    {n['target']} {n['html'][:160]}" for n in v["nodes"][:5])
-                for v in axe_violations(watched.page)
-            ]
-        assert not reports, f"axe-core on /{path}:\n" + "\n".join(reports)
+    watched = pages.take(**HOME, fresh=True) if path == HOME["path"] else pages.take(path, fresh=True)
+    reports = []
+    for scheme in SCHEMES:
+        switch_palette(watched.page, scheme)
+        reports += [
+            f"{scheme}: {v['impact']} {v['id']}: {v['help']} ({len(v['nodes'])} nodes)\n" + "\n".join(f"    {n['target']} {n['html'][:160]}" for n in v["nodes"][:5])
+            for v in axe_violations(watched.page)
+        ]
+    assert not reports, f"axe-core on /{path}:\n" + "\n".join(reports)
+    watched.assert_clean()
+
+
+# --- behaviour ----------------------------------------------------------------------------
+
+
+def _browser_command_lines() -> list[list[str]]:
+    """The command lines of the Chromium browser processes this test process started (its
+    descendants without ``--type=``, which marks renderers, GPU and utility processes)."""
+    parents: dict[int, int] = {}
+    lines: dict[int, list[str]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            lines[int(entry.name)] = (entry / "cmdline").read_bytes().decode(errors="replace").split("\0")
+        except OSError:
+            continue
+        parents[int(entry.name)] = int(stat[stat.rfind(")") + 2 :].split()[1])
+
+    def ours(pid: int) -> bool:
+        while pid > 1:
+            pid = parents.get(pid, 0)
+            if pid == os.getpid():
+                return True
+        return False
+
+    return [line for pid, line in lines.items() if ours(pid) and "--remote-debugging-pipe" in line and not any(a.startswith("--type=") for a in line)]
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the browser's command line from /proc (Linux)")
+def test_chromium_runs_with_one_merged_disable_features_switch(browser: Browser):
+    """Chromium keeps only the last ``--disable-features``: the browser must get exactly one,
+    naming Playwright's features and ours (launch_options), or one of the two lists is lost."""
+    (line,) = _browser_command_lines()
+    switches = [arg.split("=", 1)[1].split(",") for arg in line if arg.startswith("--disable-features=")]
+    assert len(switches) == 1, f"{len(switches)} --disable-features switches: {switches}"
+    playwright_list = _playwright_disabled_features()
+    assert playwright_list, "Playwright's --disable-features list not found in its driver (see _playwright_disabled_features)"
+    missing = [name for name in (*playwright_list, *EXTRA_DISABLED_FEATURES) if name not in switches[0]]
+    assert not missing, f"not disabled: {missing}"
+
+
+def test_home_page_lists_the_sections(pages: PagePool, glossary):
+    web = pages.take(**HOME)
+    headings = [text.strip().rstrip("¶").strip() for text in web.page.locator("article h2").all_inner_texts()]
+    assert headings[: len(glossary.sections)] == [section.title for section in glossary.sections]
+    for section in glossary.sections:
+        expect(web.page.locator("article a", has_text=section.title).first).to_be_visible()
+    web.assert_clean()
+
+
+def _after_clicking_warps_first_cross_reference(pages: PagePool, glossary) -> tuple[Watched, object]:
+    """The warp page after a click on its first cross-reference, which Material's instant
+    navigation swaps in without a load: (the page, the target term). Clicked once per worker
+    and shared by the tests that read where it leads."""
+    target = glossary.terms[glossary.links["warp"][0].target]
+    path = f"{target.section}/{target.slug}/"
+
+    def click_first_cross_reference(web: Watched) -> None:
+        web.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=web.base[: -len(PREFIX)])
+        _link_to(web.page, f"{web.base}{path}").click()
+        web.page.wait_for_url(f"**{PREFIX}{path}")
+
+    return pages.take(WARP, then=click_first_cross_reference), target
+
+
+def test_clicking_a_cross_reference_opens_its_term(pages: PagePool, glossary):
+    web, target = _after_clicking_warps_first_cross_reference(pages, glossary)
+    expect(web.page.locator("article h1").first).to_contain_text(target.display_title)
+    web.assert_clean()
+
+
+def test_hovering_a_cross_reference_shows_the_target_summary(pages: PagePool, glossary):
+    link = glossary.links["warp"][0]
+    target = glossary.terms[link.target]
+    web = pages.take(WARP)
+    anchor = _link_to(web.page, f"{web.base}{target.section}/{target.slug}/")
+    anchor.scroll_into_view_if_needed()
+    anchor.hover()
+    expect(anchor).to_have_attribute("aria-describedby", re.compile(r".+"))
+    tooltip = web.page.locator(f"#{anchor.get_attribute('aria-describedby')}")
+    expect(tooltip).to_be_visible()
+    expect(tooltip.locator(".gg-preview__summary")).to_have_text(target.summary)  # the preview card (assets/preview.js)
+    web.page.mouse.move(0, 0)
+    expect(tooltip).to_be_hidden()
+    web.assert_clean()
+
+
+def _search(web: Watched, query: str, expected_href: str, within: int) -> list[str]:
+    page = web.page
+    page.keyboard.press("s")
+    meta = page.locator(".md-search-result__meta")
+    expect(page.locator("input.md-search__input")).to_be_focused()
+    expect(meta).not_to_contain_text("Initializing", timeout=15_000)
+    page.locator("input.md-search__input").fill("")
+    page.keyboard.type(query, delay=30)
+    expect(meta).to_contain_text("matching document", timeout=10_000)
+    hrefs: list[str] = []
+
+    def ranked() -> bool:
+        hrefs[:] = [h.split("?")[0] for h in page.locator(".md-search-result__item > a").evaluate_all("els => els.map(e => e.href)")]
+        return expected_href in hrefs[:within]
+
+    for _ in range(50):  # results are rendered by a worker, a few ms after each key
+        if ranked():
+            break
+        page.wait_for_timeout(100)
+    return hrefs
+
+
+def test_search_finds_a_term_by_its_abbreviation(pages: PagePool, glossary):
+    sm = glossary.terms["streaming-multiprocessor"]
+    assert sm.abbreviation == "SM"
+    web = pages.take(**HOME)
+    expected = f"{web.base}{sm.section}/{sm.slug}/"
+    hrefs = _search(web, "SM", expected, within=10)
+    assert expected in hrefs[:10], f"'SM' does not list {expected} in its first 10 results: {hrefs[:10]}"
+    web.assert_clean()
+
+
+def _distinct_alias(glossary) -> tuple[str, str]:
+    """(alias, slug): the first alias in reading order that is one word found in no title."""
+    titles = " ".join(t.display_title.lower() for t in glossary.terms.values())
+    for term in glossary.ordered_terms():
+        for alias in term.aliases:
+            if alias.isalpha() and len(alias) >= 4 and alias.lower() not in titles:
+                return alias, term.slug
+    pytest.skip("no single-word alias that appears in no title")
+
+
+def _luminance(rgb: str) -> float:
+    values = [float(v) for v in re.findall(r"[\d.]+", rgb)[:3]]
+
+    def channel(c: float) -> float:
+        c /= 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(v) for v in values)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _contrast(a: str, b: str) -> float:
+    la, lb = sorted((_luminance(a), _luminance(b)))
+    return (lb + 0.05) / (la + 0.05)
+
+
+def _page_with_diagram(real_site: Path, glossary) -> str | None:
+    for term in glossary.ordered_terms():
+        if term.diagrams:
+            html = real_site / term.section / term.slug / "index.html"
+            if html.exists() and "<svg" in html.read_text(encoding="utf-8"):
+                return f"{term.section}/{term.slug}/"
+    return None
+
+
+def test_screenshots_of_a_term_page_in_both_palettes(pages: PagePool, glossary):
+    """Each palette on a fresh load with that preference (the light page is then handed on)."""
+    term = next((t for t in glossary.ordered_terms() if t.snippets and len(glossary.links[t.slug]) >= 5), glossary.ordered_terms()[0])
+    ARTIFACTS.mkdir(exist_ok=True)
+    for scheme in ("light", "dark"):
+        watched = pages.take(f"{term.section}/{term.slug}/", scheme, fresh=True)
+        page = watched.page
+        expect(page.locator("body")).to_have_attribute("data-md-color-scheme", SCHEMES[scheme])  # the preference picks the palette
+        page.screenshot(path=str(ARTIFACTS / f"term-{scheme}.png"))
+        snippet = page.locator("article .tabbed-set").first
+        if snippet.count():
+            snippet.scroll_into_view_if_needed()
+            snippet.screenshot(path=str(ARTIFACTS / f"term-{scheme}-snippet.png"))
+        figure = page.locator("article figure").first
+        if figure.count():
+            figure.scroll_into_view_if_needed()
+            figure.screenshot(path=str(ARTIFACTS / f"term-{scheme}-figure.png"))
         watched.assert_clean()
+        assert (ARTIFACTS / f"term-{scheme}.png").stat().st_size > 10_000
+
+
+def test_dark_palette_toggle_switches_scheme_and_keeps_diagrams_visible(pages: PagePool, glossary, real_site):
+    path = _page_with_diagram(real_site, glossary) or WARP
+    web = pages.take(path)
+    page = web.page
+    body = page.locator("body")
+    expect(body).to_have_attribute("data-md-color-scheme", "default")
+    light_bg = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    switch_palette(page, "dark")  # the header toggle, as a reader clicks it
+    dark_bg = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert _luminance(light_bg) > 0.8 and _luminance(dark_bg) < 0.05, (light_bg, dark_bg)
+    text = page.evaluate("getComputedStyle(document.querySelector('article p')).color")
+    assert _contrast(text, dark_bg) >= 4.5, f"body text {text} on {dark_bg}"
+    figures = page.locator("article figure svg")
+    for index in range(figures.count()):
+        svg = figures.nth(index)
+        svg.scroll_into_view_if_needed()
+        box = svg.bounding_box()
+        assert box is not None and box["width"] > 50 and box["height"] > 50, f"diagram {index} collapsed: {box}"
+        expect(svg).to_be_visible()
+        # Each label must stand out from what is behind it: the nearest filled shape, else the page.
+        low = svg.evaluate(
+            """(svg) => [...svg.querySelectorAll('text')].map(t => {
+                 const fill = getComputedStyle(t).fill;
+                 return [t.textContent.trim(), fill];
+               }).filter(([s]) => s)"""
+        )
+        assert low, f"diagram {index} has no text labels"
+        dark_text = [fill for _, fill in low if fill.startswith("rgb")]
+        assert dark_text and max(_luminance(f) for f in dark_text) > 0.3, f"diagram {index}: labels stay dark in the dark scheme: {set(dark_text)}"
+    page.reload()
+    expect(body).to_have_attribute("data-md-color-scheme", "slate")  # the choice is remembered
+    web.assert_clean()
+
+
+def test_keyboard_n_and_p_follow_the_reading_order(pages: PagePool, glossary):
+    section = next(s for s in glossary.sections if len(s.terms) >= 3)
+    first, second, third = (glossary.terms[slug] for slug in section.terms[:3])
+    web = pages.take(f"{section.slug}/{first.slug}/")
+    page = web.page
+    for key, term in (("n", second), ("n", third), ("p", second), ("p", first)):
+        page.locator("body").press(key)
+        page.wait_for_url(f"**{PREFIX}{section.slug}/{term.slug}/")
+        expect(page.locator("article h1").first).to_contain_text(term.title)
+        # let the page finish its own requests (favicon, search index) before leaving it,
+        # so navigation does not abort them mid-flight
+        page.wait_for_load_state("networkidle")
+    page.locator("body").press("p")
+    page.wait_for_url(f"**{PREFIX}{section.slug}/")  # before the first term: its section page
+    web.assert_clean()
+
+
+@dataclass(frozen=True)
+class Visit:
+    """What one page of the tour showed once loaded."""
+
+    path: str
+    headings: int  # ``article h1`` elements
+    alternate: str  # resolved href of ``<link rel=alternate type=text/markdown>``
+    describedby: str  # resolved href of ``<link rel=describedby type=text/markdown>``
+
+
+@dataclass(frozen=True)
+class Tour:
+    """One page of every kind loaded in turn in one context with the real search index: the
+    pages the clean-load test and the head-link test both read (one load each instead of
+    two; a load costs about 3 s of CPU)."""
+
+    visits: tuple[Visit, ...]
+    #: The page that visited all but the home page, and the home page (the searches' shared one).
+    watched: Watched
+    home: Watched
+    #: (page, its Markdown copy) as the head links name them.
+    copies: tuple[tuple[str, str], ...]
+
+
+@pytest.fixture(scope="module")
+def tour(browser: Browser, base_url: str, glossary, real_site: Path, page_pool: PagePool) -> Iterator[Tour]:
+    section = glossary.sections[0]
+    first = glossary.terms[section.terms[0]]
+    snippet_term = next((t for t in glossary.ordered_terms() if t.snippets), None)
+    copies = (("", "llms.txt"), (f"{section.slug}/", f"llms-{section.slug}.txt"), (f"{first.section}/{first.slug}/", f"{first.section}/{first.slug}.md"), ("a-z/", "a-z.md"), ("rosetta/", "rosetta.md"))
+    paths = [path for path, _ in copies]
+    if snippet_term is not None:
+        paths.append(f"{snippet_term.section}/{snippet_term.slug}/")
+    if (real_site / "map/index.html").exists():
+        paths.append("map/")
+    home = page_pool.take(**HOME)
+    watched = _open(browser, base_url, search_index=True)
+    try:
+        visits = []
+        for path in dict.fromkeys(paths):
+            if path == HOME["path"]:
+                page = home.page
+            else:
+                watched.goto(path)
+                page = watched.page
+            visits.append(Visit(path, page.locator("article h1").count(), _head_link(page, "alternate"), _head_link(page, "describedby")))
+        yield Tour(tuple(visits), watched, home, copies)
     finally:
         watched.context.close()
+
+
+def test_pages_load_without_console_errors_or_offsite_requests(tour: Tour):
+    kinds = {visit.path for visit in tour.visits}
+    assert {"", "a-z/", "rosetta/"} <= kinds and len(kinds) >= 5, kinds  # home, indexes, a section, terms (one with a snippet), the map
+    for visit in tour.visits:
+        assert visit.headings == 1, visit.path
+    for web in (tour.watched, tour.home):
+        assert len(web.requests) > 10
+        assert all(url.startswith(web.base) for url in web.requests), [u for u in web.requests if not u.startswith(web.base)]
+        web.assert_clean()
+
+
+def test_missing_page_gets_the_styled_404(web: Watched):
+    response = web.page.goto(web.base + "no/such/page/")
+    assert response is not None and response.status == 404
+    web.page.wait_for_load_state("networkidle")
+    expect(web.page.locator("h1")).to_contain_text("404")
+    stylesheet = web.page.evaluate("[...document.styleSheets].filter(s => s.href && s.href.includes('/assets/stylesheets/main')).length")
+    assert stylesheet == 1, "404.html loads Material's stylesheet from the site path"
+    web.errors = [e for e in web.errors if "404" not in e]  # the page's own status
+    web.assert_clean()
+
+
+def test_cite_this_term_opens_from_the_keyboard(pages: PagePool):
+    """The citation box is a <details>: Tab reaches its summary, Enter opens it, the text is then
+    visible; Enter again closes it (as the page was for the next test)."""
+    web = pages.take(WARP)
+    summary = web.page.locator("details.glossary-cite summary")
+    citation = web.page.locator("details.glossary-cite .glossary-cite-text")
+    expect(citation).to_be_hidden()
+    web.page.locator("p.glossary-dates").click()  # start the Tab order right before the box
+    for _ in range(10):
+        web.page.keyboard.press("Tab")
+        if summary.evaluate("el => el === document.activeElement"):
+            break
+    assert summary.evaluate("el => el === document.activeElement"), "Tab reaches the summary"
+    web.page.keyboard.press("Enter")
+    expect(citation).to_be_visible()
+    expect(citation).to_contain_text("/gpu-glossary/device-software/warp/")
+    web.page.keyboard.press("Enter")
+    expect(citation).to_be_hidden()
+    web.assert_clean()
 
 
 # --- screenshots ------------------------------------------------------------------------------
 
 
-def test_screenshots_of_a_term_page_in_both_palettes(browser: Browser, base_url: str, glossary):
-    term = next((t for t in glossary.ordered_terms() if t.snippets and len(glossary.links[t.slug]) >= 5), glossary.ordered_terms()[0])
-    ARTIFACTS.mkdir(exist_ok=True)
-    for scheme in ("light", "dark"):
-        watched = _open(browser, base_url, scheme)
-        try:
-            watched.goto(f"{term.section}/{term.slug}/")
-            page = watched.page
-            expect(page.locator("body")).to_have_attribute("data-md-color-scheme", SCHEMES[scheme])  # the preference picks the palette
-            page.screenshot(path=str(ARTIFACTS / f"term-{scheme}.png"))
-            snippet = page.locator("article .tabbed-set").first
-            if snippet.count():
-                snippet.scroll_into_view_if_needed()
-                snippet.screenshot(path=str(ARTIFACTS / f"term-{scheme}-snippet.png"))
-            figure = page.locator("article figure").first
-            if figure.count():
-                figure.scroll_into_view_if_needed()
-                figure.screenshot(path=str(ARTIFACTS / f"term-{scheme}-figure.png"))
-            watched.assert_clean()
-        finally:
-            watched.context.close()
-        assert (ARTIFACTS / f"term-{scheme}.png").stat().st_size > 10_000
 
 
 def _head_link(page: Page, rel: str) -> str:
@@ -555,11 +731,11 @@ def test_every_page_head_names_its_markdown_copy_and_llms_txt(tour: Tour, real_s
     web.assert_clean()
 
 
-def test_copy_page_as_markdown_by_keyboard_puts_the_markdown_copy_on_the_clipboard(web: Watched, glossary, real_site: Path):
+def test_copy_page_as_markdown_by_keyboard_puts_the_markdown_copy_on_the_clipboard(pages: PagePool, glossary, real_site: Path):
     term = glossary.terms["warp"]
     copy = real_site / term.section / f"{term.slug}.md"
+    web = pages.take(f"{term.section}/{term.slug}/")
     web.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=web.base[: -len(PREFIX)])
-    web.goto(f"{term.section}/{term.slug}/")
     page = web.page
     page.evaluate("navigator.clipboard.writeText('nothing yet')")
     button = page.get_by_role("button", name="Copy page as Markdown")
@@ -581,14 +757,10 @@ def test_copy_page_as_markdown_by_keyboard_puts_the_markdown_copy_on_the_clipboa
     web.assert_clean()
 
 
-def test_copy_button_works_after_instant_navigation(web: Watched, glossary, real_site: Path):
+def test_copy_button_works_after_instant_navigation(pages: PagePool, glossary, real_site: Path):
     """Material swaps pages in without reloading: the button on the new page must still copy."""
-    link = glossary.links["warp"][0]
-    target = glossary.terms[link.target]
-    web.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=web.base[: -len(PREFIX)])
-    web.goto("device-software/warp/")
-    _link_to(web.page, f"{web.base}{target.section}/{target.slug}/").click()
-    web.page.wait_for_url(f"**{PREFIX}{target.section}/{target.slug}/")
+    web, target = _after_clicking_warps_first_cross_reference(pages, glossary)
+    web.page.evaluate("navigator.clipboard.writeText('nothing yet')")
     button = web.page.get_by_role("button", name="Copy page as Markdown")
     expect(button).to_be_visible()
     button.click()

@@ -22,11 +22,11 @@ from glossary_tool.verify.records import read_record
 from tests import test_browser as harness
 from tests.built_site import has_class
 from tests.conftest import REPO
-from tests.test_browser import ARTIFACTS, PREFIX, Watched
+from tests.test_browser import ARTIFACTS, HOME, PREFIX, WARP, PagePool
 
 # The harness's fixtures and skip marks (Chromium, Playwright), shared rather than copied.
 pytestmark = harness.pytestmark
-base_url, glossary, web = harness.base_url, harness.glossary, harness.web  # ``browser``: tests/conftest.py
+glossary, web = harness.glossary, harness.web  # ``browser``, ``base_url``, ``pages``: tests/conftest.py
 
 try:
     from playwright.sync_api import expect
@@ -137,12 +137,12 @@ _RESULTS = """(want) => new Promise((resolve, reject) => {
 def _results_for(page, query: str) -> list[str]:
     """The result links for ``query`` once they are rendered (the list is emptied in between, so
     no link of the previous query is read)."""
-    field = page.locator("input.md-search__input")
-    field.fill("")
-    field.press("End")  # Material searches on keyup
+    keyboard = page.keyboard  # into the focused field (_open_search): a locator's checks cost a round trip each
+    keyboard.press("Control+A")
+    keyboard.press("Delete")  # Material searches on keyup
     page.evaluate(_RESULTS, False)
-    field.fill(query)
-    field.press("End")
+    keyboard.insert_text(query)
+    keyboard.press("End")
     return [h.split("?")[0] for h in page.evaluate(_RESULTS, True)]
 
 
@@ -159,9 +159,8 @@ def test_name_queries_cover_every_section_and_vendor(glossary):
     assert len(NAME_QUERIES) >= 40
 
 
-@pytest.mark.search_index
-def test_search_puts_the_named_term_first(web: Watched, glossary):
-    web.goto("")
+def test_search_puts_the_named_term_first(pages: PagePool, glossary):
+    web = pages.take(**HOME)
     _open_search(web.page)
     wrong = []
     for query, listed in NAME_QUERIES:
@@ -175,10 +174,9 @@ def test_search_puts_the_named_term_first(web: Watched, glossary):
     web.assert_clean()
 
 
-@pytest.mark.search_index
-def test_prefix_matches_come_right_after_the_exact_one(web: Watched, glossary):
+def test_prefix_matches_come_right_after_the_exact_one(pages: PagePool, glossary):
     """'warp' is the Warp; terms with a name starting 'warp' (Warp Scheduler, Warp Shuffle...) come before full-text hits."""
-    web.goto("")
+    web = pages.take(**HOME)
     _open_search(web.page)
     hrefs = [h.removeprefix(web.base) for h in _results_for(web.page, "warp")]
     prefixed = {f"{t.section}/{t.slug}/" for t in glossary.ordered_terms() if any(n.casefold().startswith("warp") for n in (t.title, *(t.aliases), t.abbreviation or "")) and t.slug != "warp"}
@@ -186,6 +184,21 @@ def test_prefix_matches_come_right_after_the_exact_one(web: Watched, glossary):
     shown = min(len(prefixed), len(hrefs) - 1, 8)  # Material renders the first results, more on scrolling
     assert len(prefixed) >= 5 and shown >= 5
     assert set(hrefs[1 : 1 + shown]) <= prefixed, hrefs[: 1 + shown]
+    web.assert_clean()
+
+
+def test_search_finds_a_term_by_an_alias_first(pages: PagePool, glossary):
+    """Last of the searches on the shared home page (tests/test_browser.py's run before these):
+    the click on the result leaves it."""
+    alias, slug = harness._distinct_alias(glossary)
+    term = glossary.terms[slug]
+    web = pages.take(**HOME)
+    expected = f"{web.base}{term.section}/{slug}/"
+    hrefs = harness._search(web, alias, expected, within=1)
+    assert hrefs[:1] == [expected], f"'{alias}' should list {slug} first: {hrefs[:5]}"
+    web.page.locator(".md-search-result__item > a").first.click()
+    web.page.wait_for_url(f"**/{term.section}/{slug}/**")
+    expect(web.page.locator("article h1").first).to_contain_text(term.title)
     web.assert_clean()
 
 
@@ -204,8 +217,8 @@ def _opening_words(term) -> str:
     return re.sub(r"\[\[[^\]]*\]\]", "", term.body.split("\n\n")[0]).split()[0]
 
 
-def test_hovering_a_cross_reference_shows_a_preview_card(web: Watched, glossary):
-    web.goto("device-software/warp/")
+def test_hovering_a_cross_reference_shows_a_preview_card(pages: PagePool, glossary):
+    web = pages.take(WARP)
     link, term = _preview_link(web.page, "thread-block", glossary)
     link.hover()
     card = web.page.locator("#gg-preview")
@@ -224,8 +237,8 @@ def test_hovering_a_cross_reference_shows_a_preview_card(web: Watched, glossary)
     web.assert_clean()
 
 
-def test_keyboard_focus_shows_the_card_and_escape_closes_it(web: Watched, glossary):
-    web.goto("device-software/warp/")
+def test_keyboard_focus_shows_the_card_and_escape_closes_it(pages: PagePool, glossary):
+    web = pages.take(WARP)
     link, term = _preview_link(web.page, "thread", glossary)
     link.focus()
     card = web.page.locator("#gg-preview")
@@ -262,8 +275,8 @@ def test_a_tap_shows_the_card_and_a_second_tap_follows_the_link(browser, base_ur
         context.close()
 
 
-def test_diagram_boxes_and_map_nodes_preview_their_term(web: Watched, glossary, real_site):
-    web.goto("map/" if (real_site / "map/index.html").exists() else "device-hardware/streaming-multiprocessor/")
+def test_diagram_boxes_and_map_nodes_preview_their_term(pages: PagePool, glossary, real_site):
+    web = pages.take("map/" if (real_site / "map/index.html").exists() else "device-hardware/streaming-multiprocessor/")
     node = web.page.locator("article svg a[data-gg-preview]").first
     node.scroll_into_view_if_needed()
     slug = node.evaluate("a => a.getAttributeNS('http://www.w3.org/1999/xlink', 'href')").rstrip("/").split("/")[-1]
@@ -298,9 +311,9 @@ def test_every_cuda_snippet_has_a_compiler_explorer_link(built_site, glossary):
             assert session["compilers"][0]["options"] == compiler_explorer.compile_flags(snippet)
 
 
-def test_compiler_explorer_link_sends_nothing_until_clicked(web: Watched, glossary):
+def test_compiler_explorer_link_sends_nothing_until_clicked(pages: PagePool, glossary):
     term = next(t for t in glossary.ordered_terms() if any(s.lang == "cuda" for s in t.snippets))
-    web.goto(f"{term.section}/{term.slug}/")
+    web = pages.take(f"{term.section}/{term.slug}/")
     link = web.page.locator("article a.snippet-godbolt").first
     expect(link).to_be_visible()
     assert link.get_attribute("href").startswith("https://godbolt.org/clientstate/")
@@ -308,10 +321,10 @@ def test_compiler_explorer_link_sends_nothing_until_clicked(web: Watched, glossa
     web.assert_clean()
 
 
-def test_sass_opcodes_link_to_their_terms_with_a_preview(web: Watched, glossary, real_project):
+def test_sass_opcodes_link_to_their_terms_with_a_preview(pages: PagePool, glossary, real_project):
     loaded_table = real_project.instructions
     term = glossary.terms["warp-shuffle"]
-    web.goto(f"{term.section}/{term.slug}/")
+    web = pages.take(f"{term.section}/{term.slug}/")
     page = web.page
     page.locator("article .tabbed-labels label", has_text="SASS").first.click()
     links = page.locator("article .gg-asm-sass a.gg-insn, article .language-sass a.gg-insn")
@@ -324,6 +337,27 @@ def test_sass_opcodes_link_to_their_terms_with_a_preview(web: Watched, glossary,
     shfl.hover()
     expect(page.locator("#gg-preview .gg-preview__summary")).to_have_text(glossary.terms["warp-shuffle"].summary)
     web.assert_clean()
+
+
+# --- the interactive pages: axe first, on the fresh load -----------------------------------
+
+
+@pytest.mark.parametrize("path", ["performance/occupancy/", "performance/roofline-model/"])
+def test_interactive_pages_pass_axe(pages: PagePool, path: str):
+    """Both palettes on one fresh page load (harness.switch_palette), a screenshot of the widget
+    in each; the page is then handed on to the widget's own tests below."""
+    watched = pages.take(path, fresh=True)
+    bad = []
+    for scheme in harness.SCHEMES:
+        harness.switch_palette(watched.page, scheme)
+        bad += [f"{scheme}: {v['impact']} {v['id']}: {v['help']} {[n['target'] for n in v['nodes'][:3]]}" for v in harness.axe_violations(watched.page, "document.querySelector('article')")]
+        ARTIFACTS.mkdir(exist_ok=True)
+        widget = watched.page.locator("[data-gg-widget]").first
+        if widget.count():
+            widget.scroll_into_view_if_needed()
+            widget.screenshot(path=str(ARTIFACTS / f"{path.strip('/').split('/')[-1]}-{scheme}.png"))
+    assert not bad, "\n".join(bad)
+    watched.assert_clean()
 
 
 # --- occupancy calculator ------------------------------------------------------------------------
@@ -349,11 +383,11 @@ def _calculator_answers(page, gpu_index: int, cases) -> list[str]:
     )
 
 
-def test_occupancy_calculator_equals_the_cuda_runtime_on_every_gpu(web: Watched, glossary):
+def test_occupancy_calculator_equals_the_cuda_runtime_on_every_gpu(pages: PagePool, glossary):
     runs = occupancy.runs(glossary, REPO / "snippets")
     if not runs:
         pytest.skip("no verified record of the occupancy-oracle snippet yet: run `glossary verify --term occupancy` on the H100 and H200")
-    web.goto("performance/occupancy/")
+    web = pages.take("performance/occupancy/")
     page = web.page
     options = page.locator('[data-gg-widget="occupancy"] select[name="gpu"] option').all_inner_texts()
     assert options == [run.gpu for run in runs]
@@ -372,7 +406,7 @@ def test_occupancy_calculator_equals_the_cuda_runtime_on_every_gpu(web: Watched,
     web.assert_clean()
 
 
-def test_occupancy_calculator_agrees_with_the_occupancy_api_snippet(web: Watched, glossary):
+def test_occupancy_calculator_agrees_with_the_occupancy_api_snippet(pages: PagePool, glossary):
     """A second record: the occupancy-api snippet's five launches, on the GPU that printed them."""
     runs = occupancy.runs(glossary, REPO / "snippets")
     term = glossary.terms["occupancy"]
@@ -383,7 +417,7 @@ def test_occupancy_calculator_agrees_with_the_occupancy_api_snippet(web: Watched
         pytest.skip("no verified occupancy-oracle record from the GPU that ran occupancy-api")
     lines = re.findall(r"^\S+\s+block\s+(\d+),\s+(\d+) regs,\s+(\d+) KiB smem:\s+(\d+) blocks/SM", record.stdout, re.M)
     assert len(lines) == 5
-    web.goto("performance/occupancy/")
+    web = pages.take("performance/occupancy/")
     answers = _calculator_answers(web.page, gpu, [[int(b), int(r), int(k) * 1024] for b, r, k, _ in lines])
     assert answers == [n for *_, n in lines]
     web.assert_clean()
@@ -392,11 +426,11 @@ def test_occupancy_calculator_agrees_with_the_occupancy_api_snippet(web: Watched
 # --- roofline -------------------------------------------------------------------------------------
 
 
-def test_roofline_plots_each_gpus_measurements_and_its_roof(web: Watched, glossary):
+def test_roofline_plots_each_gpus_measurements_and_its_roof(pages: PagePool, glossary):
     runs = roofline.runs(glossary, REPO / "snippets")
     if not runs:
         pytest.skip("no verified record of the roofline-sweep snippet")
-    web.goto("performance/roofline-model/")
+    web = pages.take("performance/roofline-model/")
     page = web.page
     widget = page.locator('[data-gg-widget="roofline"]')
     widget.scroll_into_view_if_needed()
@@ -413,27 +447,6 @@ def test_roofline_plots_each_gpus_measurements_and_its_roof(web: Watched, glossa
             bound = widget.locator(f'output[name="bound-{index}"]').inner_text()
             assert bound.startswith("memory" if point.intensity < run.ridge else "compute"), (run.gpu, point.intensity, bound)
     web.assert_clean()
-
-
-@pytest.mark.parametrize("path", ["performance/occupancy/", "performance/roofline-model/"])
-def test_interactive_pages_pass_axe(browser, base_url: str, path: str):
-    """Both palettes on one page load (harness.switch_palette), a screenshot of the widget in each."""
-    watched = harness._open(browser, base_url, "light")
-    try:
-        watched.goto(path)
-        bad = []
-        for scheme in harness.SCHEMES:
-            harness.switch_palette(watched.page, scheme)
-            bad += [f"{scheme}: {v['impact']} {v['id']}: {v['help']} {[n['target'] for n in v['nodes'][:3]]}" for v in harness.axe_violations(watched.page, "document.querySelector('article')")]
-            ARTIFACTS.mkdir(exist_ok=True)
-            widget = watched.page.locator("[data-gg-widget]").first
-            if widget.count():
-                widget.scroll_into_view_if_needed()
-                widget.screenshot(path=str(ARTIFACTS / f"{path.strip('/').split('/')[-1]}-{scheme}.png"))
-        assert not bad, "\n".join(bad)
-        watched.assert_clean()
-    finally:
-        watched.context.close()
 
 
 # --- small screens --------------------------------------------------------------------------------
