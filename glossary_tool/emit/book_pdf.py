@@ -83,8 +83,10 @@ FRONT_CSS = """
 .toc ul { list-style: none; padding: 0; }
 .toc-chapter { font-weight: bold; margin-top: 0.6em; }
 .toc-term { padding-left: 1.2em; font-size: 0.9em; }
-.toc a { text-decoration: none; }
-.toc a::after { content: leader('.') attr(data-page); }
+.toc a { text-decoration: none; display: block; position: relative; padding-right: 2.2em;
+         background: url("data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 318 1450' preserveAspectRatio='none'%3E%3Ccircle cx='159' cy='1020' r='65'/%3E%3C/svg%3E") repeat-x 0 100% / 0.318em 1.45em; }
+.toc a > span { background: #fff; padding-right: 0.2em; }
+.toc a::after { content: attr(data-page); position: absolute; right: 0; background: #fff; padding-left: 0.2em; }
 """
 STAMP_CSS = """
 .stamp { height: 1px; }
@@ -305,8 +307,8 @@ def front_document(title: str, lines: Sequence[str], chapters: Sequence[Chapter]
     """Title page and contents; ``pages(anchor)``: the page number printed for an entry."""
     toc = []
     for chapter in chapters:
-        toc.append(f'<li class="toc-chapter"><a href="#{chapter.name}" data-page="{pages(chapter.name)}">{html.escape(chapter.title)}</a></li>')
-        toc += [f'<li class="toc-term"><a href="#{anchor}" data-page="{pages(anchor)}">{html.escape(label)}</a></li>' for anchor, label in chapter.entries]
+        toc.append(f'<li class="toc-chapter"><a href="#{chapter.name}" data-page="{pages(chapter.name)}"><span>{html.escape(chapter.title)}</span></a></li>')
+        toc += [f'<li class="toc-term"><a href="#{anchor}" data-page="{pages(anchor)}"><span>{html.escape(label)}</span></a></li>' for anchor, label in chapter.entries]
     intro = "".join(f"<p>{html.escape(line)}</p>" for line in lines)
     body = f'<div class="titlepage"><h1 class="booktitle">{html.escape(title)}</h1>{intro}</div><nav class="toc"><h1 class="toc-title">Contents</h1><ul>{"".join(toc)}</ul></nav>'
     return _document(title, css + PAGE_CSS + margin_css("counter(page, lower-roman)") + FRONT_CSS, _cross_links(body, set()))
