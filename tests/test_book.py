@@ -309,3 +309,30 @@ def test_exports_take_highlighted_code_from_the_project_cache(make_glossary, tmp
     assert list((root / ".cache").glob("book-code-*.pickle"))
     monkeypatch.setattr(book_module, "_highlight", lambda *args: pytest.fail(f"highlighted again: {args[:2]}"))
     assert export_epub(load_project(root), tmp_path / "second.epub").read_bytes() == first
+
+
+def test_exports_take_terms_xhtml_from_the_project_cache(make_glossary, tmp_path, monkeypatch):
+    """A term's XHTML made by one export is read from ``.cache/`` by the next (the term is
+    not rendered again), which writes the same book; a change to what the term's page shows
+    of another term (the summary of a term it links to, its links' tooltip) renders it again."""
+    from glossary_tool.emit.book import Book, export_epub
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    root = make_glossary(trio())
+    rendered: list[str] = []
+    term_text = Book._term_text
+    monkeypatch.setattr(Book, "_term_text", lambda self, term: rendered.append(term.slug) or term_text(self, term))
+    first = export_epub(load_project(root), tmp_path / "first.epub").read_bytes()
+    assert sorted(rendered) == ["streaming-multiprocessor", "thread", "warp"]
+    rendered.clear()
+    assert export_epub(load_project(root), tmp_path / "second.epub").read_bytes() == first
+    assert rendered == []
+
+    thread = root / "glossary" / "device-software" / "thread.md"
+    thread.write_text(thread.read_text().replace("The Thread term, used by the tests.", "One lane, renamed for the test."))
+    export_epub(load_project(root), tmp_path / "third.epub")
+    assert "warp" in rendered
+    with zipfile.ZipFile(tmp_path / "third.epub") as epub:
+        chapter = etree.fromstring(epub.read("OEBPS/device-software.xhtml"))
+    warp = next(s for s in chapter.iter(f"{XHTML}section") if s.find(f"{XHTML}h2").get("id") == "term-warp")
+    assert "One lane, renamed for the test." in [a.get("title") for a in warp.iter(f"{XHTML}a")]

@@ -418,14 +418,30 @@ def export_epub(loaded, out: Path) -> Path:
     return out
 
 
+def terms_through(store, loaded) -> Callable[[Term, Callable[[], str]], str]:
+    """``Book.memo`` through ``store`` (a load/cache.py ``Cache``): a term's XHTML is kept under
+    what its page is made of (the digest the site build's book memo uses:
+    adapters/mkdocs_incremental.PageInputs) and Pygments' version. Rendering the real
+    glossary's 261 terms took about 2.5-3.4 s of the export before WeasyPrint could start."""
+    from importlib.metadata import version
+
+    from glossary_tool.adapters.mkdocs_incremental import PageInputs
+    from glossary_tool.load.cache import key
+
+    inputs = PageInputs(loaded, {}, None, None)
+    pygments = version("pygments")
+    return lambda term, make: store.get_or_make(key("book term", pygments, inputs.page(term)), make)
+
+
 @contextlib.contextmanager
 def _cached_book(loaded) -> Iterator[Book]:
-    """The book of ``loaded``, its code blocks highlighted through the project's cache
-    (``.cache/book-code-*.pickle``: only the blocks this export used are kept)."""
+    """The book of ``loaded``, its terms' XHTML and code blocks through the project's cache
+    (``.cache/book-code-*.pickle``: only the entries this export used are kept, so a term
+    read whole leaves its code blocks out until it changes)."""
     from glossary_tool.load.cache import CACHE_DIR, Cache
 
     store = Cache(loaded.project.root / CACHE_DIR, kind="book-code")
-    yield replace(make_book(loaded), highlight=highlight_through(store))
+    yield replace(make_book(loaded), highlight=highlight_through(store), memo=terms_through(store, loaded))
     store.save()
 
 
