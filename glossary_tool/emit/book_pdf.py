@@ -79,6 +79,11 @@ def margin_css(folio: str) -> str:
 """
 
 
+#: The contents' dot leaders are a background of one SVG dot per period width (0.318 em in
+#: DejaVu Serif, the dot at the period's height above the last line's baseline) that each
+#: entry's title and its number (placed at the right edge) cover with white. CSS
+#: ``leader('.')`` gave the same look but WeasyPrint lays out and draws each dot as a text
+#: box of its own (about 27,000 in the book's contents): 4.7-5.5 s of CPU, against 1.7 s.
 FRONT_CSS = """
 @page :first { @top-center { content: none; } @bottom-center { content: none; } }
 .titlepage { page-break-after: always; text-align: center; padding-top: 35%; }
