@@ -1,5 +1,5 @@
 """A repeated `glossary build` takes unchanged pages from ``.cache/`` (keyed by the input
-fingerprints of adapters/mkdocs_incremental.py's PageInputs) and still writes, after any kind of edit, the very bytes a build without the cache writes.
+fingerprints of emit/page_inputs.py's PageInputs) and still writes, after any kind of edit, the very bytes a build without the cache writes.
 
 Each step edits a synthetic glossary (the edits of tests/test_serve.py, plus a renamed
 heading that another term's anchor points at), builds with the cache of the previous

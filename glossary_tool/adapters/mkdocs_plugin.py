@@ -34,7 +34,7 @@ from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import get_toc
 from mkdocs.utils import get_relative_url
 
-from glossary_tool.adapters.mkdocs_incremental import DirtyWarningFilter, Incremental, PageInputs, digest, extras_key, layout_key, map_key, plan_files, process_bytecode, record_inputs
+from glossary_tool.adapters.mkdocs_incremental import DirtyWarningFilter, Incremental, plan_files, process_bytecode
 from glossary_tool.adapters.mkdocs_publish import Publisher
 from glossary_tool.atomic import write_bytes
 from glossary_tool.background import BackgroundError, Job, can_fork
@@ -49,6 +49,7 @@ from glossary_tool.emit.links import RelativeLinker, term_src
 from glossary_tool.emit.llms import OVERRIDES_DIR, LlmsFiles, render_llms, section_file
 from glossary_tool.emit.markdown_copy import markdown_copy, sitemap_stubs, with_copy_buttons, with_head_links
 from glossary_tool.emit.page_html import markdown_page, section_page, term_page
+from glossary_tool.emit.page_inputs import PageInputs, digest, extras_key, layout_key, map_key, record_inputs
 from glossary_tool.emit.previews import PREVIEWS_SRC, mark_previewable, opening, previews_json, resolver
 from glossary_tool.emit.render import Rendered, RenderOptions, TocEntry
 from glossary_tool.emit.search_names import SEARCH_NAMES_SRC, names_json
@@ -514,7 +515,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
 
     def _open_page_cache(self) -> None:
         """The build's cache across builds (``.cache/pages-*.pickle``), keyed by the same input
-        fingerprints the serve preview uses (adapters/mkdocs_incremental.py, PageInputs): a
+        fingerprints the serve preview uses (emit/page_inputs.py, PageInputs): a
         term's page by what it is made of, the generated pages by what they are drawn from."""
         assert self.loaded is not None and self.inputs is not None
         self._pages = Cache(self.loaded.project.root / CACHE_DIR, kind="pages")

@@ -421,11 +421,11 @@ def export_epub(loaded, out: Path) -> Path:
 def terms_through(store, loaded) -> Callable[[Term, Callable[[], str]], str]:
     """``Book.memo`` through ``store`` (a load/cache.py ``Cache``): a term's XHTML is kept under
     what its page is made of (the digest the site build's book memo uses:
-    adapters/mkdocs_incremental.PageInputs) and Pygments' version. Rendering the real
+    emit/page_inputs.PageInputs) and Pygments' version. Rendering the real
     glossary's 261 terms took about 2.5-3.4 s of the export before WeasyPrint could start."""
     from importlib.metadata import version
 
-    from glossary_tool.adapters.mkdocs_incremental import PageInputs
+    from glossary_tool.emit.page_inputs import PageInputs
     from glossary_tool.load.cache import key
 
     inputs = PageInputs(loaded, {}, None, None)
