@@ -22,7 +22,10 @@ site: $(STAMP)            ## build the whole site into site/
 test: $(STAMP)            ## lint, check the glossary, run the test suite
 	$(BIN)/ruff check glossary_tool tests benchmarks
 	$(BIN)/glossary check
-	$(BIN)/python -m pytest -n auto --dist worksteal
+	@# Bytecode caches on, whatever the shell says: with PYTHONDONTWRITEBYTECODE set, every
+	@# xdist worker rewrites and compiles every test module again (about 4 s of CPU each) and
+	@# every `glossary` subprocess compiles the package again.
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n auto --dist worksteal
 
 check: $(STAMP)
 	$(BIN)/glossary check

@@ -216,6 +216,7 @@ def test_links_online_against_a_local_server(make_glossary, local_server, tmp_pa
     ]
     assert "7 distinct URL(s), 0 from cache, 3 broken" in captured.err and "Traceback" not in captured.err
     assert ("GET", "/nohead") in _Handler.hits, "HEAD refused with 405: retried with GET"
+    assert ("HEAD", "/slow") in _Handler.hits and ("GET", "/slow") not in _Handler.hits, "a HEAD that timed out is not waited on again with GET"
     data = json.loads(cache.read_text())
     assert data["version"] == 1 and data["urls"][f"{local_server}/ok"]["ok"] is True, "fragment dropped before checking"
     assert data["urls"][f"{local_server}/missing"] == {"ok": False, "status": 404, "error": None, "checked": data["urls"][f"{local_server}/missing"]["checked"]}
