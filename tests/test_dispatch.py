@@ -15,22 +15,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
-from mdit_py_plugins.admon import admon_plugin
-from mdit_py_plugins.footnote import footnote_plugin
 
-from glossary_tool.load.tabs_rule import tabs_plugin
-from glossary_tool.load.xref_rule import make_parser, xref_plugin
+from glossary_tool.load.xref_rule import make_parser
 
 REPO = Path(__file__).resolve().parent.parent
 
 
-def _stock() -> MarkdownIt:
-    """make_parser without the dispatch."""
-    md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
-    return md.use(xref_plugin).use(footnote_plugin).use(admon_plugin).use(tabs_plugin)
-
-
-STOCK, FAST = _stock(), make_parser()
+STOCK, FAST = make_parser(shortcuts=False), make_parser()
 
 
 def _tokens(md: MarkdownIt, text: str) -> list[dict]:

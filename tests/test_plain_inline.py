@@ -19,34 +19,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
-from mdit_py_plugins.admon import admon_plugin
-from mdit_py_plugins.footnote import footnote_plugin
 
 from benchmarks.generate import generate
 from glossary_tool.emit.leftovers import brackets_cannot_render
 from glossary_tool.load import body as body_module
 from glossary_tool.load import fast_tokens, frontmatter
 from glossary_tool.load.plain_inline import plain_children
-from glossary_tool.load.tabs_rule import tabs_plugin
-from glossary_tool.load.xref_rule import make_parser, xref_plugin
+from glossary_tool.load.xref_rule import make_parser
 from glossary_tool.verify.figure_check import block_spans
+from tests.test_dispatch import FAST, STOCK, _tokens
 from tests.test_xref_contexts import CASES
 from tests.test_xref_property import block
 
 REPO = Path(__file__).resolve().parent.parent
 
 
-def _stock() -> MarkdownIt:
-    """make_parser without its shortcuts: markdown-it-py's own rule chains."""
-    md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
-    return md.use(xref_plugin).use(footnote_plugin).use(admon_plugin).use(tabs_plugin)
-
-
-STOCK, FAST = _stock(), make_parser()
-
-
-def _tokens(md: MarkdownIt, text: str) -> list[dict]:
-    return [token.as_dict() for token in md.parse(text, {})]
 
 
 def _results(md: MarkdownIt, text: str, monkeypatch: pytest.MonkeyPatch) -> tuple:

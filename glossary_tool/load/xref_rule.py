@@ -130,17 +130,18 @@ def xref_plugin(md: MarkdownIt) -> None:
     md.add_render_rule("xref", _render_unresolved)
 
 
-def make_parser() -> MarkdownIt:
+def make_parser(*, shortcuts: bool = True) -> MarkdownIt:
     """The one Markdown dialect of term files, from `check` to page, book and llms.txt:
     CommonMark + tables + strikethrough + footnotes + admonitions (``!!! note``) + content
     tabs (``=== "Label"``) + xrefs. Raw HTML is allowed (and checked and sanitised).
 
     Shortcuts make the same tokens faster: block rules chosen by a line's first character
     (load/dispatch.py), plain inline content tokenized directly (load/plain_inline.py) and
-    tokens made without the dataclass constructor (load/fast_tokens.py)."""
+    tokens made without the dataclass constructor (load/fast_tokens.py). ``shortcuts=False``
+    gives markdown-it-py's own rule chains for the same dialect: what the tests compare with."""
     from glossary_tool.load.fast_tokens import fast_block_push
     from glossary_tool.load.plain_inline import plain_inline  # it reads XREF_RE from here
 
     md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
     md.use(xref_plugin).use(footnote_plugin).use(admon_plugin).use(tabs_plugin)
-    return fast_block_push(plain_inline(dispatch_blocks(md)))
+    return fast_block_push(plain_inline(dispatch_blocks(md))) if shortcuts else md
