@@ -294,13 +294,26 @@ def _settle(page: Page, scheme: str) -> None:
     if page.evaluate("!!document.querySelector('input[data-md-toggle=search]:checked')"):
         page.keyboard.press("Escape")
     expect(page.locator("input[data-md-toggle=search]")).not_to_be_checked()
+    let_go(page, also="(() => { const card = document.getElementById('gg-preview'); return !card || card.hidden || getComputedStyle(card).display === 'none'; })()")
+    switch_palette(page, scheme)
+
+
+def let_go(page: Page, *, also: str = "true") -> None:
+    """Move the pointer away, blur the focus and wait until no tooltip shows (and ``also``, a
+    JS expression, holds): the page as a reader who moved on leaves it.
+
+    Opacity 0 alone is not enough to wait for: it holds for a frame after Material makes a
+    tooltip active, before its fade starts, and axe reading one mid-fade (opacity 0.58) sees
+    a low contrast the settled tooltip does not have (CI caught both). Material inserts a
+    title tooltip only while its host is hovered or focused and removes it 250 ms after,
+    once faded out; with the pointer away and nothing focused, none can come back."""
     page.mouse.move(0, page.viewport_size["height"] - 1 if page.viewport_size else 0)
     page.evaluate("document.activeElement && document.activeElement.blur()")
     page.wait_for_function(
-        "(() => { const card = document.getElementById('gg-preview'); return !card || card.hidden || getComputedStyle(card).display === 'none'; })()"
+        f"({also})"
         " && !document.querySelector('.md-tooltip--inline, .md-tooltip--active, .md-tooltip2--active')"
+        " && [...document.querySelectorAll('.md-tooltip, .md-tooltip2')].every(t => getComputedStyle(t).opacity === '0')"
     )
-    switch_palette(page, scheme)
 
 
 @pytest.fixture(scope="module")
@@ -344,19 +357,7 @@ def switch_palette(page: Page, scheme: str) -> None:
     body = page.locator("body")
     if body.get_attribute("data-md-color-scheme") != SCHEMES[scheme]:
         page.locator("form[data-md-component=palette] label:visible").first.click()
-        # The toggle keeps the pointer and the focus, so its tooltip fades in: axe read in
-        # mid-fade (opacity 0.58) sees low contrast that the settled tooltip does not have.
-        # A reader moving on leaves the page as it was loaded: no tooltip showing. Opacity 0
-        # is not enough to wait for: it holds for a frame after the tooltip is made active,
-        # before the fade starts (CI caught that too). Material inserts a title tooltip only
-        # while its host is hovered or focused and removes it 250 ms after, once faded out;
-        # with the pointer away and nothing focused, none can come back.
-        page.mouse.move(0, page.viewport_size["height"] - 1 if page.viewport_size else 0)
-        page.evaluate("document.activeElement && document.activeElement.blur()")
-        page.wait_for_function(
-            "!document.querySelector('.md-tooltip--inline, .md-tooltip--active, .md-tooltip2--active')"
-            " && [...document.querySelectorAll('.md-tooltip, .md-tooltip2')].every(t => getComputedStyle(t).opacity === '0')"
-        )
+        let_go(page)  # the toggle keeps the pointer and the focus, so its tooltip fades in
     expect(body).to_have_attribute("data-md-color-scheme", SCHEMES[scheme])
 
 
