@@ -1,9 +1,11 @@
 """The parser's shortcuts change no token and no result built on them.
 
 The parser tokenizes prose, line breaks and xrefs without markdown-it's inline rule loop
-(load/plain_inline.py) and makes tokens without the dataclass constructor
-(load/fast_tokens.py). These tests hold it to markdown-it's own tokens (every field of every token and child) and
-to what the loader and the check compute from them (xrefs with their line and column,
+(load/plain_inline.py), makes tokens and sets up its block state without the stock
+constructors (load/fast_tokens.py) and splits table rows with ``str.split``
+(load/fast_table.py); the loader builds XRefs without the dataclass ``__init__``. These
+tests hold it to markdown-it's own tokens (every field of every token and child) and to
+what the loader and the check compute from them (xrefs with their line and column,
 headings, snippets, word counts, diagnostics, the leftover proof, block spans): on the real
 glossary, a generated corpus, the xref contexts and property blocks of the xref tests, and
 random inline text dense in the characters that decide between the plain path and the
