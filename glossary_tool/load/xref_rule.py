@@ -21,6 +21,7 @@ import importlib
 import re
 import types
 from collections.abc import Callable
+from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
@@ -53,14 +54,16 @@ def _squash(text: str) -> str:
     return _SPACES.sub(" ", text).strip()
 
 
-def parse_xref(match: re.Match[str]) -> dict[str, str | None]:
-    text = match.group("text")
-    return {
-        "target": _squash(match.group("target")),
-        "anchor": _squash(match.group("anchor") or "") or None,
-        "text": _squash(text) if text is not None else None,
-        "suffix": match.group("suffix"),
-    }
+def parse_xref(match: re.Match[str], pos: int | None = None) -> dict[str, Any]:
+    """An xref token's meta: its names squashed (:func:`_squash`), led by ``"pos"`` where
+    ``pos`` is given (the xref's offset in its inline content, as the token records it)."""
+    target, anchor, text, suffix = match.group("target", "anchor", "text", "suffix")
+    meta: dict[str, Any] = {} if pos is None else {"pos": pos}
+    meta["target"] = _squash(target)
+    meta["anchor"] = (_squash(anchor) or None) if anchor else None
+    meta["text"] = _squash(text) if text is not None else None
+    meta["suffix"] = suffix
+    return meta
 
 
 def xref_rule(state: StateInline, silent: bool) -> bool:
@@ -73,7 +76,7 @@ def xref_rule(state: StateInline, silent: bool) -> bool:
     if not silent:
         token = state.push("xref", "", 0)
         token.content = match.group(0)
-        token.meta = {"pos": pos, **parse_xref(match)}
+        token.meta = parse_xref(match, pos)
     state.pos = match.end()
     return True
 
