@@ -441,6 +441,7 @@ def _locate_xrefs(lines: list[str], tokens: list[Token]) -> None:
     the token's (``\\|`` in a table cell arrives as ``|``): both forms are tried.
     """
     ends: dict[int, int] = {}  # body line -> column after the last xref placed on it (table cells share a line)
+    last_line = len(lines) - 1
     for token in tokens:
         # an xref child is a match in the token's own text: a token without "[[" has none
         if token.type != "inline" or not token.children or "[[" not in token.content:
@@ -456,9 +457,14 @@ def _locate_xrefs(lines: list[str], tokens: list[Token]) -> None:
         for child in xref_children:
             meta = child.meta
             pos = meta["pos"]
-            k = bisect.bisect_left(newlines, pos) if newlines else 0
-            line_start = newlines[k - 1] + 1 if k else 0
-            body_line = min(start_line + k, len(lines) - 1)
+            if newlines:
+                k = bisect.bisect_left(newlines, pos)
+                line_start = newlines[k - 1] + 1 if k else 0
+            else:
+                k = line_start = 0
+            body_line = start_line + k
+            if body_line > last_line:
+                body_line = last_line
             raw = child.content
             first = raw if "\n" not in raw else raw[: raw.index("\n")]
             source = lines[body_line]
@@ -480,15 +486,19 @@ def _locate_xrefs(lines: list[str], tokens: list[Token]) -> None:
             if col < 0:
                 body_line, col = _find_raw(lines, start_line, first)
                 source = lines[body_line]
-            if first is raw:
-                end_line, end_col = body_line, col + length
-            else:
-                pieces = raw.split("\n")
-                end_line = min(body_line + len(pieces) - 1, len(lines) - 1)
-                last = lines[end_line].find(pieces[-1])
-                end_col = (last if last >= 0 else 0) + len(pieces[-1])
             meta["line"] = body_line
             meta["col"] = col
+            if first is raw:  # one line: its end (col + length, length >= 4) is the furthest mark
+                end_col = col + length
+                meta["end_line"] = body_line
+                meta["end_col"] = end_col
+                if ends.get(body_line, 0) < end_col:
+                    ends[body_line] = end_col
+                continue
+            pieces = raw.split("\n")
+            end_line = min(body_line + len(pieces) - 1, last_line)
+            last = lines[end_line].find(pieces[-1])
+            end_col = (last if last >= 0 else 0) + len(pieces[-1])
             meta["end_line"] = end_line
             meta["end_col"] = end_col
             if ends.get(body_line, 0) < col + 1:
