@@ -1,9 +1,11 @@
 """The parser's shortcuts change no token and no result built on them.
 
 The parser tokenizes prose, line breaks and xrefs without markdown-it's inline rule loop
-(load/plain_inline.py) and makes tokens without the dataclass constructor
-(load/fast_tokens.py). These tests hold it to markdown-it's own tokens (every field of every token and child) and
-to what the loader and the check compute from them (xrefs with their line and column,
+(load/plain_inline.py), makes tokens and sets up its block state without the stock
+constructors (load/fast_tokens.py) and splits table rows with ``str.split``
+(load/fast_table.py); the loader builds XRefs without the dataclass ``__init__``. These
+tests hold it to markdown-it's own tokens (every field of every token and child) and to
+what the loader and the check compute from them (xrefs with their line and column,
 headings, snippets, word counts, diagnostics, the leftover proof, block spans): on the real
 glossary, a generated corpus, the xref contexts and property blocks of the xref tests, and
 random inline text dense in the characters that decide between the plain path and the
@@ -19,13 +21,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
+from markdown_it.rules_block import StateBlock
 
 from benchmarks.generate import generate
 from glossary_tool.emit.leftovers import brackets_cannot_render
 from glossary_tool.load import body as body_module
 from glossary_tool.load import fast_tokens, frontmatter
+from glossary_tool.load.fast_table import escaped_split
 from glossary_tool.load.plain_inline import plain_children
-from glossary_tool.load.xref_rule import make_parser
+from glossary_tool.load.xref_rule import make_parser, table_module
 from glossary_tool.verify.figure_check import block_spans
 from tests.test_dispatch import FAST, STOCK, _tokens
 from tests.test_xref_contexts import CASES
@@ -59,6 +63,12 @@ def test_the_parser_takes_the_shortcuts() -> None:
     assert fast_tokens.fields_known()
     assert plain_children("a [[x|y]]s\nb") is not None
     assert plain_children("a *b*") is None
+    assert _table_rule(FAST).__globals__["escapedSplit"].__name__ == "_fast_xref_aware_split"
+    assert _table_rule(STOCK).__globals__["escapedSplit"].__name__ == "_xref_aware_split"
+
+
+def _table_rule(md: MarkdownIt):  # noqa: ANN202 - markdown-it's rule signature
+    return next(rule.fn for rule in md.block.ruler.__rules__ if rule.name == "table")
 
 
 def _bodies(folder: Path) -> list[tuple[str, str]]:
@@ -146,6 +156,49 @@ def test_word_count_regex_is_the_look_behind_one(text: str) -> None:
     assert _NO_ALNUM_WORD.findall(text) == re.findall(r"(?<!\S)[^\sA-Za-z0-9]+(?!\S)", text)
 
 
+ROW_PIECES = st.sampled_from(["a", " ", "|", "\\", "\\|", "\\\\|", "||", "[[x|y]]", "é"])
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(ROW_PIECES, max_size=20))
+def test_table_cell_split_is_markdown_its(pieces: list[str]) -> None:
+    """fast_table.escaped_split cuts a row where markdown-it's escapedSplit does."""
+    row = "".join(pieces)
+    assert escaped_split(row) == table_module.escapedSplit(row)
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.text(st.sampled_from(["a", " ", "\t", "\n", "-", "é"]), max_size=24))
+def test_block_state_is_markdown_its(src: str) -> None:
+    """The block state's line markers (fast_tokens._line_marks) and every other attribute
+    are what markdown-it's StateBlock sets up, trailing blank and whitespace lines included."""
+    md = make_parser(shortcuts=False)
+    assert vars(fast_tokens._FastPushState(src, md, {}, [])) == vars(StateBlock(src, md, {}, []))
+
+
+def test_block_state_on_real_bodies() -> None:
+    md = make_parser(shortcuts=False)
+    for _, text in _bodies(REPO / "glossary"):
+        assert vars(fast_tokens._FastPushState(text, md, {}, [])) == vars(StateBlock(text, md, {}, []))
+
+
+def test_xrefs_made_directly_are_the_dataclass_ones() -> None:
+    """parse_body fills an XRef's __dict__ itself (body._XREF_DIRECT): equal to XRef(...),
+    same hash, same pickle (the cache stores them), same repr."""
+    import pickle
+
+    from glossary_tool.model import XRef
+
+    assert body_module._XREF_DIRECT
+    parsed = body_module.parse_body("glossary/s/t.md", "see [[a#h|t]]s and\n[[b]]\n", 3)
+    made = [XRef(**{name: getattr(x, name) for name in body_module._XREF_FIELDS}) for x in parsed.xrefs]
+    assert [x.target for x in parsed.xrefs] == ["a", "b"]
+    assert list(parsed.xrefs) == made
+    assert [hash(x) for x in parsed.xrefs] == [hash(x) for x in made]
+    assert pickle.dumps(parsed.xrefs) == pickle.dumps(tuple(made))
+    assert [repr(x) for x in parsed.xrefs] == [repr(x) for x in made]
+
+
 def test_other_releases_keep_the_stock_parse(monkeypatch: pytest.MonkeyPatch) -> None:
     """Under a markdown-it-py release nobody read, inline and block parse are its own."""
     import markdown_it
@@ -154,3 +207,4 @@ def test_other_releases_keep_the_stock_parse(monkeypatch: pytest.MonkeyPatch) ->
     md = make_parser()
     assert md.inline.parse.__func__ is type(md.inline).parse  # type: ignore[attr-defined]
     assert md.block.parse.__func__ is type(md.block).parse  # type: ignore[attr-defined]
+    assert _table_rule(md).__globals__["escapedSplit"].__name__ == "_xref_aware_split"

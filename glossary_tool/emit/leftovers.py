@@ -239,33 +239,40 @@ def brackets_cannot_render(body: str) -> bool:
         tokens = parse_tokens(body)
     except RecursionError:
         return False
-    masked: list[str | list[str]] = list(body.split("\n"))  # a line with xrefs becomes a list of characters: one line may hold 20,000
-    listed: list[int] = []  # the lines made lists, joined again at the end (the others are strings still)
+    masked = body.split("\n")
+    opened: dict[int, set[int]] = {}  # line -> the columns of the xrefs' "[[" there, each used once
     for token in tokens:
-        if token.type == "html_block":
+        kind = token.type
+        if kind == "html_block":
             return False
-        if token.type in ("fence", "code_block") and token.map:
+        if kind in ("fence", "code_block") and token.map:
             for number in range(*token.map):
                 masked[number] = ""
-        for child in token.children or ():
+        children = token.children
+        # a child's text comes from its token's: no "<", no html_inline; no "[[", no xref
+        if not children or (kind == "inline" and "<" not in token.content and "[[" not in token.content):
+            continue
+        for child in children:
             if child.type == "html_inline":
                 return False
             if child.type == "xref":
                 line, col = child.meta.get("line"), child.meta.get("col")
                 if line is None:
                     return False
-                chars = masked[line]
-                if isinstance(chars, str):
-                    chars = masked[line] = list(chars)
-                    listed.append(line)
-                if chars[col : col + 2] != ["[", "["]:
+                used = opened.setdefault(line, set())
+                if col in used or col + 1 in used or col - 1 in used or not masked[line].startswith("[[", col):
                     return False
-                chars[col : col + 2] = ["\0", "\0"]
-    for line in listed:
-        chars = masked[line]
-        if isinstance(chars, list):  # else a code block blanked it after
-            masked[line] = "".join(chars)
-    text = "\n".join(masked).replace("\\", "")  # type: ignore[arg-type]  # every list was joined
+                used.add(col)
+    for line, columns in opened.items():
+        text = masked[line]
+        if text:  # else a code block blanked it after
+            pieces, at = [], 0
+            for col in sorted(columns):
+                pieces += (text[at:col], "\0\0")
+                at = col + 2
+            pieces.append(text[at:])
+            masked[line] = "".join(pieces)
+    text = "\n".join(masked).replace("\\", "")
     return "[[" not in text and _ENTITY_BRACKET.search(text) is None
 
 

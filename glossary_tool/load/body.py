@@ -8,9 +8,11 @@ and every structural problem: unterminated fences, unsafe HTML, bad snippet opti
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import difflib
 import functools
 import html
+import operator
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -257,7 +259,7 @@ def _truncated_at(body: str, tokens: list[Token]) -> int | None:
     a truncated parse from one that merely came close.
     """
     limit = parser().options["maxNesting"]
-    if not tokens or max(t.level for t in tokens) < limit - 1:
+    if not tokens or max(map(_LEVEL, tokens)) < limit - 1:
         return None
     # the first line after the deepest parsed block: where the dropped text begins
     deep_blocks = [t.map for t in tokens if t.map and t.level >= limit - 2]
@@ -274,6 +276,11 @@ def _truncated_at(body: str, tokens: list[Token]) -> int | None:
 
 
 _DEEP_PARSER: MarkdownIt | None = None
+_LEVEL = operator.attrgetter("level")
+
+
+#: The block tokens other than ``inline`` that parse_body reads.
+_BLOCK_KINDS = frozenset(("fence", "code_block", "html_block", "heading_open"))
 
 
 def parse_body(path: str, body: str, offset: int, *, is_term: bool = True) -> ParsedBody:
@@ -295,12 +302,17 @@ def parse_body(path: str, body: str, offset: int, *, is_term: bool = True) -> Pa
     anchors: dict[str, int] = {}
 
     for index, token in enumerate(tokens):
-        if token.type in ("fence", "code_block"):
+        kind = token.type
+        if kind == "inline":  # most tokens that matter, so asked first
+            _inline(path, offset, lines, token, xrefs, out)
+        elif kind not in _BLOCK_KINDS:
+            continue
+        elif kind in ("fence", "code_block"):
             start, end = token.map or (0, 0)
             code_lines.update(range(start, end))
-            if token.type == "fence" and not _fence_closed(lines, token):
+            if kind == "fence" and not _fence_closed(lines, token):
                 out.append(error(path, offset + start + 1, 1, "unterminated-fence", f"code fence opened here with {token.markup} is never closed; it swallows the rest of the file"))
-            if token.type == "fence":
+            if kind == "fence":
                 snippet = _snippet(path, offset, token, tokens, index, len(snippets), out)
                 if snippet is not None:
                     if snippet.name in seen_names:
@@ -308,19 +320,17 @@ def parse_body(path: str, body: str, offset: int, *, is_term: bool = True) -> Pa
                     else:
                         seen_names[snippet.name] = snippet.line
                     snippets.append(snippet)
-        elif token.type == "html_block":
+        elif kind == "html_block":
             start = (token.map or (0, 0))[0]
             _check_html(path, offset + start + 1, token.content, out)
             _xref_in_html(path, offset + start + 1, token.content, out)
-        elif token.type == "heading_open":
+        else:  # heading_open
             inline = tokens[index + 1]
             text = inline_text(inline).strip()
             line = offset + (token.map or (0, 0))[0] + 1
             headings.append(Heading(int(token.tag[1]), text, unique_anchor(slugify(text), anchors), line))
             if is_term and token.tag == "h1":
                 out.append(warning(path, line, 1, "h1-in-body", "do not start a section with '#': the page title comes from the 'title' field; use '##'"))
-        elif token.type == "inline":
-            _inline(path, offset, lines, token, xrefs, out)
 
     prose = [line for i, line in enumerate(lines) if i not in code_lines]
     prose_text = XREF_RE.sub(lambda m: (m.group("text") or m.group("target")) + m.group("suffix"), "\n".join(prose))
@@ -361,6 +371,16 @@ def _xref_in_html(path: str, line: int, content: str, out: list[Diagnostic]) -> 
         )
 
 
+#: The frozen dataclass :class:`XRef` keeps its fields in the instance's ``__dict__``, in this
+#: order, and its ``__init__`` does nothing else: where that holds (:data:`_XREF_DIRECT`)
+#: _inline fills the dict itself, for a third of the cost of the frozen ``__init__`` (each
+#: field through ``object.__setattr__``). tests/test_plain_inline.py checks that both make
+#: equal objects with equal pickles.
+_XREF_FIELDS = ("target", "anchor", "text", "suffix", "line", "col", "raw", "end_line", "end_col")
+_XREF_DIRECT = tuple(f.name for f in dataclasses.fields(XRef)) == _XREF_FIELDS and not hasattr(XRef, "__slots__") and not hasattr(XRef, "__post_init__")
+_NEW = object.__new__
+
+
 def _inline(path: str, offset: int, lines: list[str], token: Token, xrefs: list[XRef], out: list[Diagnostic]) -> None:
     content = token.content
     start_line = token.map[0] if token.map is not None else _first_line_holding(lines, content.split("\n")[0])
@@ -381,20 +401,25 @@ def _inline(path: str, offset: int, lines: list[str], token: Token, xrefs: list[
         if child.type != "xref":
             continue
         meta = child.meta
-        xref = XRef(
-            target=meta["target"],
-            anchor=meta["anchor"],
-            text=meta["text"],
-            suffix=meta["suffix"],
-            line=offset + meta["line"] + 1,
-            col=meta["col"] + 1,
-            raw=child.content,
-            end_line=offset + meta["end_line"] + 1,
-            end_col=meta["end_col"] + 1,
-        )
-        if not xref.target:
-            out.append(error(path, xref.line, xref.col, "xref-empty", f"cross-reference '{xref.raw}' names no term"))
+        if not meta["target"]:
+            out.append(error(path, offset + meta["line"] + 1, meta["col"] + 1, "xref-empty", f"cross-reference '{child.content}' names no term"))
             continue
+        fields = {
+            "target": meta["target"],
+            "anchor": meta["anchor"],
+            "text": meta["text"],
+            "suffix": meta["suffix"],
+            "line": offset + meta["line"] + 1,
+            "col": meta["col"] + 1,
+            "raw": child.content,
+            "end_line": offset + meta["end_line"] + 1,
+            "end_col": meta["end_col"] + 1,
+        }
+        if _XREF_DIRECT:  # XRef(**fields) as its __init__ makes it, at 80,000 a check
+            xref = _NEW(XRef)
+            vars(xref).update(fields)
+        else:
+            xref = XRef(**fields)
         xrefs.append(xref)
     # The whole text, not only what markdown-it took for HTML: raw tags are sanitised on the
     # page, and an author should hear about what was dropped.
@@ -416,6 +441,7 @@ def _locate_xrefs(lines: list[str], tokens: list[Token]) -> None:
     the token's (``\\|`` in a table cell arrives as ``|``): both forms are tried.
     """
     ends: dict[int, int] = {}  # body line -> column after the last xref placed on it (table cells share a line)
+    last_line = len(lines) - 1
     for token in tokens:
         # an xref child is a match in the token's own text: a token without "[[" has none
         if token.type != "inline" or not token.children or "[[" not in token.content:
@@ -431,9 +457,14 @@ def _locate_xrefs(lines: list[str], tokens: list[Token]) -> None:
         for child in xref_children:
             meta = child.meta
             pos = meta["pos"]
-            k = bisect.bisect_left(newlines, pos) if newlines else 0
-            line_start = newlines[k - 1] + 1 if k else 0
-            body_line = min(start_line + k, len(lines) - 1)
+            if newlines:
+                k = bisect.bisect_left(newlines, pos)
+                line_start = newlines[k - 1] + 1 if k else 0
+            else:
+                k = line_start = 0
+            body_line = start_line + k
+            if body_line > last_line:
+                body_line = last_line
             raw = child.content
             first = raw if "\n" not in raw else raw[: raw.index("\n")]
             source = lines[body_line]
@@ -455,15 +486,19 @@ def _locate_xrefs(lines: list[str], tokens: list[Token]) -> None:
             if col < 0:
                 body_line, col = _find_raw(lines, start_line, first)
                 source = lines[body_line]
-            if first is raw:
-                end_line, end_col = body_line, col + length
-            else:
-                pieces = raw.split("\n")
-                end_line = min(body_line + len(pieces) - 1, len(lines) - 1)
-                last = lines[end_line].find(pieces[-1])
-                end_col = (last if last >= 0 else 0) + len(pieces[-1])
             meta["line"] = body_line
             meta["col"] = col
+            if first is raw:  # one line: its end (col + length, length >= 4) is the furthest mark
+                end_col = col + length
+                meta["end_line"] = body_line
+                meta["end_col"] = end_col
+                if ends.get(body_line, 0) < end_col:
+                    ends[body_line] = end_col
+                continue
+            pieces = raw.split("\n")
+            end_line = min(body_line + len(pieces) - 1, last_line)
+            last = lines[end_line].find(pieces[-1])
+            end_col = (last if last >= 0 else 0) + len(pieces[-1])
             meta["end_line"] = end_line
             meta["end_col"] = end_col
             if ends.get(body_line, 0) < col + 1:

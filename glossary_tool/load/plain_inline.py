@@ -82,7 +82,7 @@ def plain_children(src: str) -> list[Token] | None:
             if pending:
                 append(inline_token("text", "", pending, {}))
                 pending = ""
-            append(inline_token("xref", "", match.group(0), {"pos": at, **parse_xref(match)}))
+            append(inline_token("xref", "", match.group(0), parse_xref(match, at)))
             pos = match.end()
         elif char in "!^" and at + 1 < end and src[at + 1] != "[":
             pending += char

@@ -20,6 +20,8 @@ from __future__ import annotations
 import importlib
 import re
 import types
+from collections.abc import Callable
+from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
@@ -27,7 +29,8 @@ from markdown_it.rules_inline import StateInline
 from mdit_py_plugins.admon import admon_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 
-from glossary_tool.load.dispatch import dispatch_blocks
+from glossary_tool.load.dispatch import _read_for_installed, dispatch_blocks
+from glossary_tool.load.fast_table import escaped_split
 from glossary_tool.load.tabs_rule import tabs_plugin
 
 # The submodule, not the function of the same name that markdown_it.rules_block exports.
@@ -51,14 +54,16 @@ def _squash(text: str) -> str:
     return _SPACES.sub(" ", text).strip()
 
 
-def parse_xref(match: re.Match[str]) -> dict[str, str | None]:
-    text = match.group("text")
-    return {
-        "target": _squash(match.group("target")),
-        "anchor": _squash(match.group("anchor") or "") or None,
-        "text": _squash(text) if text is not None else None,
-        "suffix": match.group("suffix"),
-    }
+def parse_xref(match: re.Match[str], pos: int | None = None) -> dict[str, Any]:
+    """An xref token's meta: its names squashed (:func:`_squash`), led by ``"pos"`` where
+    ``pos`` is given (the xref's offset in its inline content, as the token records it)."""
+    target, anchor, text, suffix = match.group("target", "anchor", "text", "suffix")
+    meta: dict[str, Any] = {} if pos is None else {"pos": pos}
+    meta["target"] = _squash(target)
+    meta["anchor"] = (_squash(anchor) or None) if anchor else None
+    meta["text"] = _squash(text) if text is not None else None
+    meta["suffix"] = suffix
+    return meta
 
 
 def xref_rule(state: StateInline, silent: bool) -> bool:
@@ -71,7 +76,7 @@ def xref_rule(state: StateInline, silent: bool) -> bool:
     if not silent:
         token = state.push("xref", "", 0)
         token.content = match.group(0)
-        token.meta = {"pos": pos, **parse_xref(match)}
+        token.meta = parse_xref(match, pos)
     state.pos = match.end()
     return True
 
@@ -91,19 +96,35 @@ _XREF_SPAN = re.compile(r"\[\[[^\[\]\n]*\]\]")
 _BARE_PIPE = re.compile(r"(?<!\\)\|")
 
 
+def _protect(line: str) -> str:
+    """``line`` with the pipes inside ``[[...]]`` escaped."""
+    return _XREF_SPAN.sub(lambda m: _BARE_PIPE.sub(r"\\|", m.group(0)), line) if "[[" in line else line
+
+
 def _xref_aware_split(line: str) -> list[str]:
     """markdown-it's cell splitter, with the pipes inside ``[[...]]`` escaped first.
 
     The stock splitter drops the backslash of an escaped pipe, so the cell holds
     ``[[x|text]]`` whether the author wrote ``|`` or ``\\|``.
     """
-    protected = _XREF_SPAN.sub(lambda m: _BARE_PIPE.sub(r"\\|", m.group(0)), line) if "[[" in line else line
-    return table_module.escapedSplit(protected)
+    return table_module.escapedSplit(_protect(line))
 
 
-# The GFM table rule, its one helper swapped: copying the 150-line rule to change one call
-# would fork it from markdown-it-py's fixes; this binds the same code to other globals.
-_table_rule = types.FunctionType(table_module.table.__code__, {**table_module.table.__globals__, "escapedSplit": _xref_aware_split}, "table")
+def _fast_xref_aware_split(line: str) -> list[str]:
+    """:func:`_xref_aware_split` splitting by load/fast_table.py's ``escaped_split``."""
+    return escaped_split(_protect(line))
+
+
+def _table_with(split: Callable[[str], list[str]]) -> Callable[..., bool]:
+    """The GFM table rule, its one helper swapped for ``split``: copying the 150-line rule to
+    change one call would fork it from markdown-it-py's fixes; this binds the same code to
+    other globals."""
+    return types.FunctionType(table_module.table.__code__, {**table_module.table.__globals__, "escapedSplit": split}, "table")
+
+
+_table_rule = _table_with(_xref_aware_split)
+#: The parser's table rule when shortcuts are on (make_parser).
+_fast_table_rule = _table_with(_fast_xref_aware_split)
 
 
 #: The class of the element around a deliberate ``[[``: the check for raw brackets skips it.
@@ -136,12 +157,16 @@ def make_parser(*, shortcuts: bool = True) -> MarkdownIt:
     tabs (``=== "Label"``) + xrefs. Raw HTML is allowed (and checked and sanitised).
 
     Shortcuts make the same tokens faster: block rules chosen by a line's first character
-    (load/dispatch.py), plain inline content tokenized directly (load/plain_inline.py) and
-    tokens made without the dataclass constructor (load/fast_tokens.py). ``shortcuts=False``
+    (load/dispatch.py), plain inline content tokenized directly (load/plain_inline.py),
+    tokens made without the dataclass constructor and the block state's line markers set up
+    from ``str.split`` (load/fast_tokens.py), table rows split without a walk over every
+    character (load/fast_table.py). ``shortcuts=False``
     gives markdown-it-py's own rule chains for the same dialect: what the tests compare with."""
     from glossary_tool.load.fast_tokens import fast_block_push
     from glossary_tool.load.plain_inline import plain_inline  # it reads XREF_RE from here
 
     md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
     md.use(xref_plugin).use(footnote_plugin).use(admon_plugin).use(tabs_plugin)
+    if shortcuts and _read_for_installed():
+        md.block.ruler.at("table", _fast_table_rule, {"alt": ["paragraph", "reference"]})
     return fast_block_push(plain_inline(dispatch_blocks(md))) if shortcuts else md
