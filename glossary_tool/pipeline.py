@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from glossary_tool.adapters.site_config import SITE_CONFIG
 from glossary_tool.diagnostics import Diagnostic
@@ -23,8 +23,8 @@ from glossary_tool.load import LoadResult, load_tree
 from glossary_tool.load.cache import Cache, project_cache
 from glossary_tool.model import Glossary, Snippet, Term
 from glossary_tool.verify.freshness import snippet_diagnostics
-from glossary_tool.verify.records import Record, records_for
-from glossary_tool.verify.reference import ReferenceGpu, load_reference_gpus, reference_gpus_of
+from glossary_tool.verify.records import Record, records_for, records_in
+from glossary_tool.verify.reference import ReferenceConfig, ReferenceGpu, load_reference_gpus, reference_gpus_of
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -109,31 +109,50 @@ def load_project(root: Path, *, check_records: bool = True, cache: bool = True, 
         from glossary_tool.verify.figure_check import block_spans
 
         precompute = (brackets_cannot_render, block_spans) if check_records else (brackets_cannot_render,)
-    loaded = load_tree(project.glossary_dir, store, processes=processes, precompute=precompute)
+    ahead: dict[str, Any] = {}
+
+    def meanwhile() -> None:
+        """What needs no parsed term (the diagrams, the reference GPUs, every snippet record),
+        read while forked workers parse: here it cost a serial step after the parse."""
+        ahead["drawn"] = load_diagrams(project.diagrams_dir, project.root, store)
+        if check_records:
+            ahead["reference"] = load_reference_gpus(project.site_config, store)
+            ahead["records"] = records_in(project.records_dir)
+
+    loaded = load_tree(project.glossary_dir, store, processes=processes, precompute=precompute, meanwhile=meanwhile)
     glossary, problems = link_glossary(loaded, store)
     diagnostics = list(loaded.diagnostics) + problems
     reported = {(d.path, d.line) for d in diagnostics if d.code in ("xref-unparsed", "xref-in-html")}
     diagnostics += check_rendered(glossary, reported, store)
-    drawn = load_diagrams(project.diagrams_dir, project.root, store)
+    drawn = ahead.get("drawn") or load_diagrams(project.diagrams_dir, project.root, store)
     diagnostics += drawn.diagnostics
     diagnostics += check_diagrams(drawn.diagrams, glossary, drawn.broken)
     if check_records:
-        diagnostics += record_diagnostics(project, glossary, store)
+        diagnostics += record_diagnostics(project, glossary, store, ahead.get("reference"), ahead.get("records"))
     store.save()
     instructions, problems = load_instructions(project.glossary_dir, glossary)
     diagnostics += problems
     return Loaded(project, glossary, tuple(diagnostics), drawn.diagrams, instructions=instructions, load=loaded)
 
 
-def record_diagnostics(project: Project, glossary: Glossary, store: Cache | None = None) -> list[Diagnostic]:
+def record_diagnostics(
+    project: Project,
+    glossary: Glossary,
+    store: Cache | None = None,
+    reference: ReferenceConfig | None = None,
+    ahead: Mapping[tuple[str, str, str], Mapping[str, Record]] | None = None,
+) -> list[Diagnostic]:
     """The snippet records' checks: the reference GPUs, each snippet's records, and prose
     quoting a snippet's output against what its records hold (figure-drift; ``store``, the
     content cache, keeps each body's block structure). Separate so that `glossary serve`
-    can skip them when neither the records nor the terms with snippets changed."""
+    can skip them when neither the records nor the terms with snippets changed.
+    ``reference`` and ``ahead`` (records.records_in): the site config's GPUs and the records,
+    where already read."""
     from glossary_tool.verify.figure_check import figure_diagnostics
 
-    records = _records_reader(project.records_dir)
-    reference = load_reference_gpus(project.site_config, store)
+    records = _records_reader(project.records_dir, ahead)
+    if reference is None:
+        reference = load_reference_gpus(project.site_config, store)
     terms = glossary.ordered_terms()
     return [
         *reference.diagnostics,
@@ -142,9 +161,12 @@ def record_diagnostics(project: Project, glossary: Glossary, store: Cache | None
     ]
 
 
-def _records_reader(records_root: Path) -> Callable[[Term, Snippet], Mapping[str, Record]]:
+def _records_reader(records_root: Path, ahead: Mapping[tuple[str, str, str], Mapping[str, Record]] | None = None) -> Callable[[Term, Snippet], Mapping[str, Record]]:
     """``records_for`` in ``records_root``, each snippet's records read once per load (the
-    snippet checks and the figure check both read them)."""
+    snippet checks and the figure check both read them); ``ahead``: the records already read
+    (records.records_in), where a snippet missing has none."""
+    if ahead is not None:
+        return lambda term, snippet: ahead.get((term.section, term.slug, snippet.name), {})
     seen: dict[tuple[str, str, str], Mapping[str, Record]] = {}
 
     def read(term: Term, snippet: Snippet) -> Mapping[str, Record]:

@@ -23,7 +23,7 @@ from glossary_tool.pipeline import Project, load_project
 from glossary_tool.verify import engine
 from glossary_tool.verify.exchange import ExchangeError, merge, pack
 from glossary_tool.verify.matching import match_output
-from glossary_tool.verify.records import Machine, Record, migrate_legacy, records_for, sha256, write_record
+from glossary_tool.verify.records import Machine, Record, migrate_legacy, records_for, records_in, sha256, write_record
 from glossary_tool.verify.reference import ReferenceGpu, gpu_label, load_reference_gpus
 from glossary_tool.verify.toolchain import Toolchain
 from tests.conftest import REPO, trio
@@ -120,6 +120,36 @@ def test_schema_1_records_are_read_and_migrated(make_glossary):
     assert sorted(p.relative_to(base).as_posix() for p in base.rglob("*") if p.is_file()) == ["device/nvidia-h200.json", "device/sm_90.sass", "device/snippet.ptx"]
     migrated = json.loads((base / "device/nvidia-h200.json").read_text())
     assert migrated["schema"] == 2 and migrated["stdout"] == H200_OUT
+
+
+def test_records_read_ahead_equal_records_for_in_every_layout(make_glossary):
+    """`check` reads every record before it knows the terms (records_in): the same records as
+    records_for for each snippet, in the per-GPU folders, a schema-1 file beside them, a folder
+    with nothing readable, and for a snippet with no record at all."""
+    root = _project(make_glossary, DEVICE)
+    _, term = _warp(root)
+    (snippet,) = term.snippets
+    records = root / "snippets"
+    assert records_in(records) == {} and records_for(records, term, snippet) == {}
+    write_record(records, term, snippet, _record("warp", snippet, H100, H100_OUT), ptx=None, sass=None)
+    data = json.loads(_record("warp", snippet, H200, H200_OUT).to_json())
+    data["schema"] = 1
+    (records / "device-software/warp/device.json").write_text(json.dumps(data))
+    (records / "device-software/warp/orphan").mkdir()
+    (records / "device-software/warp/orphan/broken.json").write_text("{")
+    ahead = records_in(records)
+    assert list(ahead) == [("device-software", "warp", "device")]
+    assert ahead[("device-software", "warp", "device")] == records_for(records, term, snippet)
+    assert list(ahead[("device-software", "warp", "device")]) == ["nvidia-h100-80gb-hbm3", "nvidia-h200"]
+
+
+def test_records_read_ahead_equal_records_for_on_the_committed_records(real_project):
+    records = REPO / "snippets"
+    ahead = records_in(records)
+    snippets = [(term, snippet) for term in real_project.glossary.ordered_terms() for snippet in term.snippets]
+    assert len(snippets) > 100
+    for term, snippet in snippets:
+        assert ahead.get((term.section, term.slug, snippet.name), {}) == records_for(records, term, snippet), f"{term.slug}:{snippet.name}"
 
 
 def test_committed_records_are_all_migrated_h200_records():

@@ -182,9 +182,11 @@ def _parse_keyed(
     processes: int,
     precompute: tuple[Callable[[str], Any], ...],
     known: list[str | None] | None = None,
+    meanwhile: Callable[[], object] | None = None,
 ) -> tuple[list[ParseResult], list[str]]:
     """:func:`parse_terms` and the cache key of each file (all empty without ``store``);
-    ``known``: keys already known (load_tree's manifest), None where the bytes must be hashed."""
+    ``known``: keys already known (load_tree's manifest), None where the bytes must be hashed;
+    ``meanwhile``: see :func:`_parse_all`."""
     if store is None:
         keys = [""] * len(files)
     elif known is None:
@@ -194,7 +196,7 @@ def _parse_keyed(
     results: list[ParseResult | None] = [store.get(k) if store is not None else None for k in keys]
     missing = [i for i, r in enumerate(results) if r is None]
     # With a cache to fill, forked parses come with their entries pickled (see _parse_all).
-    parsed, pickled = _parse_all([files[i] for i in missing], processes, precompute, [keys[i] for i in missing] if store is not None else None)
+    parsed, pickled = _parse_all([files[i] for i in missing], processes, precompute, [keys[i] for i in missing] if store is not None else None, meanwhile)
     for i, result, entry in zip(missing, parsed, pickled, strict=True):
         results[i] = result
         if store is not None:
@@ -269,7 +271,19 @@ def _wide_pipe(context: Any) -> tuple[Any, Any]:
     return reader, writer
 
 
-def _parse_all(files: list[TermFile], processes: int, precompute: tuple[Callable[[str], Any], ...], keys: list[str] | None = None) -> tuple[list[ParseResult], list[bytes | None]]:
+def _one_process(files: list[TermFile], meanwhile: Callable[[], object] | None) -> list[ParseResult]:
+    if meanwhile is not None:
+        meanwhile()
+    return [parse_term(file) for file in files]
+
+
+def _parse_all(
+    files: list[TermFile],
+    processes: int,
+    precompute: tuple[Callable[[str], Any], ...],
+    keys: list[str] | None = None,
+    meanwhile: Callable[[], object] | None = None,
+) -> tuple[list[ParseResult], list[bytes | None]]:
     """:func:`parse_term` of each file, in order, in up to ``processes`` processes, and the
     cache entry of each result under ``keys`` already pickled (None where it is not).
 
@@ -283,18 +297,22 @@ def _parse_all(files: list[TermFile], processes: int, precompute: tuple[Callable
     With ``keys`` (a cache to fill), each result is pickled as its cache entry where it was
     parsed, inside this balanced phase, rather than by the cache's save, which runs after it
     on one core: the worker's entries are the bytes it sends anyway.
+
+    ``meanwhile()``, the caller's work that needs no parse (a check's diagrams and snippet
+    records), runs here once, right after the workers start: while it runs they claim more
+    terms, so it costs its share of both cores instead of a serial step after the parse.
     """
     no_entries: list[bytes | None] = [None] * len(files)
     count = min(processes, len(files) // FORK_MIN_TERMS + 1)
     if count <= 1:
-        return [parse_term(file) for file in files], no_entries
+        return _one_process(files, meanwhile), no_entries
     import multiprocessing
     from multiprocessing.connection import wait
 
     from glossary_tool.background import BackgroundError, Job, can_fork  # multiprocessing: not on a warm check's path
 
     if not can_fork():
-        return [parse_term(file) for file in files], no_entries
+        return _one_process(files, meanwhile), no_entries
     context = multiprocessing.get_context("fork")
     counter = context.Value("q", 0)
     out: list[ParseResult | None] = [None] * len(files)
@@ -321,6 +339,8 @@ def _parse_all(files: list[TermFile], processes: int, precompute: tuple[Callable
             out[start : start + len(part)] = part
             remember(facts)
 
+    if meanwhile is not None:
+        meanwhile()
     while chunk := _claim(counter, len(files)):
         take(wait(readers, timeout=0) if readers else [])
         results = [parse_term(files[i]) for i in chunk]
@@ -495,10 +515,18 @@ def _signature(path: Path) -> Signature | None:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-def load_tree(root: Path, store: Cache | None = None, *, processes: int = 1, precompute: tuple[Callable[[str], Any], ...] = ()) -> LoadResult:
+def load_tree(
+    root: Path,
+    store: Cache | None = None,
+    *,
+    processes: int = 1,
+    precompute: tuple[Callable[[str], Any], ...] = (),
+    meanwhile: Callable[[], object] | None = None,
+) -> LoadResult:
     """Load every term and section page under ``root`` (the ``glossary/`` folder); ``store``
     holds term parses of earlier runs (see load/cache.py); ``processes`` and ``precompute``:
-    see :func:`parse_terms`.
+    see :func:`parse_terms`; ``meanwhile``: work of the caller that needs no term, run during
+    the parse (see :func:`_parse_all`; not run where there is no glossary folder).
 
     With ``store``, a manifest there maps each term file's :data:`Signature` to the cache key
     of its bytes: a file whose signature is unchanged is neither read nor hashed again (a
@@ -532,7 +560,7 @@ def load_tree(root: Path, store: Cache | None = None, *, processes: int = 1, pre
         signatures.append(signature)
         read_problems.append(problems)
     present = [i for i, f in enumerate(files) if f is not None]
-    results, keys = _parse_keyed([files[i] for i in present], store, processes, precompute, [known[i] for i in present])  # type: ignore[misc]
+    results, keys = _parse_keyed([files[i] for i in present], store, processes, precompute, [known[i] for i in present], meanwhile)  # type: ignore[misc]
     parsed = iter(zip(results, keys, strict=True))
     digest = hashlib.sha256()
     fresh: Manifest = {}

@@ -160,16 +160,44 @@ def records_for(records_root: Path, term: Term, snippet: Snippet) -> Mapping[str
     then reports the GPU as missing). A schema-1 record not yet migrated counts as its
     machine's record unless that machine also has a new one.
     """
+    return _records_at(snippet_dir(records_root, term, snippet), record_dir(records_root, term) / f"{snippet.name}.json")
+
+
+def _records_at(folder: Path, legacy_file: Path) -> dict[str, Record]:
     found: dict[str, Record] = {}
-    folder = snippet_dir(records_root, term, snippet)
     for name in _json_names(folder):
         record = _load(folder / name)
         if record is not None:
             found[Path(name).stem] = record
-    legacy = _load(record_dir(records_root, term) / f"{snippet.name}.json")
+    legacy = _load(legacy_file)
     if legacy is not None:
         found.setdefault(legacy.gpu_key, legacy)
     return dict(sorted(found.items()))
+
+
+def _names(folder: Path, dirs: bool) -> list[str]:
+    try:
+        with os.scandir(folder) as entries:
+            return sorted(e.name for e in entries if e.is_dir() == dirs and (dirs or e.name.endswith(".json")))
+    except OSError:
+        return []
+
+
+def records_in(records_root: Path) -> dict[tuple[str, str, str], Mapping[str, Record]]:
+    """:func:`records_for` of every snippet that has a folder or a legacy file under
+    ``records_root``, by (section, term slug, snippet name), read without knowing the terms:
+    `check` reads them while the terms are parsed (pipeline.load_project). A snippet missing
+    here has no record (records_for would find none either)."""
+    out: dict[tuple[str, str, str], Mapping[str, Record]] = {}
+    for section in _names(records_root, dirs=True):
+        for slug in _names(records_root / section, dirs=True):
+            term_dir = records_root / section / slug
+            names = {*_names(term_dir, dirs=True), *(Path(n).stem for n in _names(term_dir, dirs=False))}
+            for name in sorted(names):
+                found = _records_at(term_dir / name, term_dir / f"{name}.json")
+                if found:
+                    out[(section, slug, name)] = found
+    return out
 
 
 def read_record(records_root: Path, term: Term, snippet: Snippet, key: str | None = None) -> Record | None:
