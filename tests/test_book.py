@@ -293,50 +293,6 @@ def test_pdf_part_that_is_not_xml_still_renders():
     assert done.pages == 1 and "chap-x" in done.anchors and done.heads == ("X",)
 
 
-#: a small book page with what the PDF's text has: underlined links (the memo's case),
-#: pre-wrapped highlighted code with newlines, a table, a list, SVG text
-_METRICS_BODY = (
-    '<div class="chapter" id="chap-x"><h1 id="t">X <a href="#t">self</a></h1><p>A <a href="#t">link</a>, '
-    '<code>inline</code>, <em>em</em> and <a href="https://example.org/">out</a>.</p>'
-    f'<pre class="hl"><code><span class="k">int</span> lane = threadIdx.x % 32;\n\n  <span class="c1">// a comment long enough to wrap: {"x " * 80}'
-    '</span>\nreturn;\n</code></pre><table><tr><th>k</th><td><a href="#t">v</a> w</td></tr></table>'
-    '<ul><li><a href="#t">item</a> text</li></ul><figure><svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 90 20">'
-    '<text x="1" y="12">SM 0</text></svg></figure></div>'
-)
-
-
-def test_pdf_metrics_memo_writes_the_stock_bytes():
-    """With each font's metrics computed once (emit/pdf_metrics.py), WeasyPrint writes the same
-    bytes as stock; the memo answers most requests."""
-    pytest.importorskip("weasyprint")
-    from glossary_tool.emit import pdf_metrics
-    from glossary_tool.emit.book import CSS
-    from glossary_tool.emit.book_pdf import _document, _render
-
-    if not pdf_metrics.supported():
-        pytest.skip("not the WeasyPrint the metrics memo was checked against")
-    document = _document("X", CSS, _METRICS_BODY)
-    stock = _render(document, ".")
-    with pdf_metrics.metrics_memo() as memo:
-        memoized = _render(document, ".")
-    assert memo is not None and 0 < memo.computed < memo.asked / 3
-    assert memoized.pdf == stock.pdf and memoized.pages == stock.pages
-
-
-def test_pdf_metrics_memo_stays_off_for_other_weasyprint_code(monkeypatch):
-    """A WeasyPrint whose ``Layout.setup`` is not the checked one runs stock."""
-    pytest.importorskip("weasyprint")
-    from weasyprint.text import line_break
-
-    from glossary_tool.emit import pdf_metrics
-
-    stock = line_break.pango
-    monkeypatch.setattr(pdf_metrics, "SUPPORTED", {version: digest[::-1] for version, digest in pdf_metrics.SUPPORTED.items()})
-    with pdf_metrics.metrics_memo() as memo:
-        assert memo is None and line_break.pango is stock
-    assert line_break.pango is stock
-
-
 def test_exports_take_highlighted_code_from_the_project_cache(make_glossary, tmp_path, monkeypatch):
     """Code blocks highlighted by one export are read from ``.cache/`` by the next (Pygments
     not called), which writes the same book."""

@@ -208,15 +208,7 @@ def _html_class() -> Any:
 
 
 def render(document: str, base_url: str) -> Rendered:
-    """Lay out and write one document; runs in a forked child. Each font's metrics are
-    computed once for the document (emit/pdf_metrics.py: same bytes, less work)."""
-    from glossary_tool.emit.pdf_metrics import metrics_memo
-
-    with metrics_memo():
-        return _render(document, base_url)
-
-
-def _render(document: str, base_url: str) -> Rendered:
+    """Lay out and write one document; runs in a forked child."""
     doc = _html_class()(string=document, base_url=base_url).render()
     anchors: dict[str, tuple[int, float, float]] = {}
     heads: list[str] = []
