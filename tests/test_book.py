@@ -121,6 +121,27 @@ def test_pdf_has_bookmarks_toc_and_links(make_glossary, tmp_path):
     assert links, "internal links survive into the PDF"
 
 
+def test_pdf_is_laid_out_and_joined_with_the_cycle_collector_paused(make_glossary, tmp_path, monkeypatch):
+    """WeasyPrint's layouts and pypdf's join run with Python's cycle collector off (it walked
+    their millions of live objects again and again: BENCHMARKS.md, pdf41), and it is back on
+    once the book is written."""
+    import gc
+
+    pytest.importorskip("weasyprint")
+    from glossary_tool.emit import book_pdf
+
+    monkeypatch.setenv("GLOSSARY_NO_FORK", "1")  # every document laid out here, where it can be seen
+    seen = []
+    for name in ("render", "join"):
+        original = getattr(book_pdf, name)
+        monkeypatch.setattr(book_pdf, name, lambda *args, _f=original, _n=name: seen.append((_n, gc.isenabled())) or _f(*args))
+    assert gc.isenabled()
+    export_pdf(load_project(make_glossary(trio())), tmp_path / "book.pdf")
+    assert gc.isenabled()
+    assert {name for name, _ in seen} == {"render", "join"} and len(seen) >= 4  # two parts, the sheet, the join (the contents: in the join)
+    assert not any(enabled for _, enabled in seen)
+
+
 def test_pdf_without_weasyprint_gives_a_clear_message(make_glossary, tmp_path, monkeypatch, capsys):
     real_import = builtins.__import__
 
