@@ -38,7 +38,7 @@ from functools import cache
 from typing import Any
 from urllib.parse import unquote
 
-from glossary_tool.background import Job, _cpus
+from glossary_tool.background import Job, _cpus, can_fork
 
 #: Runs of chapters laid out apart. Fixed, so the file is the same on any machine; two fills
 #: the two cores of the machines the glossary is built on (BENCHMARKS.md, PDF).
@@ -339,19 +339,22 @@ def sheet_document(heads: Sequence[str], last: int, css: str) -> str:
     return _document("stamps", css + PAGE_CSS + margin_css("string(folio)") + STAMP_CSS, body)
 
 
-def _parallel(tasks: Sequence[Callable[[], Rendered]], here: Callable[[], Rendered]) -> tuple[Rendered, list[Rendered]]:
-    """``here`` in this process while ``tasks`` run in forked children, no more children at
-    once than there are other cores; where forking is off (background.can_fork) everything
-    runs here, one after another, with the same results."""
-    width = max(1, _cpus() - 1)
+def _parallel(tasks: Sequence[Callable[[], Rendered]]) -> list[Rendered]:
+    """Each of ``tasks`` in a forked child, no more at once than there are cores, while this
+    process only waits: what a laid-out document leaves in reference cycles (the collector is
+    paused) goes with its child's exit, so this process, which joins the parts next, neither
+    holds it nor collects it. Collecting a part laid out here cost 0.8 s after it, on the
+    critical path whenever this process's part was the later one to finish. Where forking is
+    off (background.can_fork) the tasks run here one after another, each followed by that
+    collection, with the same results."""
+    if not can_fork():
+        return [_then_collect(task)() for task in tasks]
+    width = max(1, _cpus())
     results: list[Rendered] = []
-    mine: Rendered | None = None
     for start in range(0, len(tasks), width):
-        jobs = [Job(task) for task in tasks[start : start + width]]
-        if mine is None:
-            mine = here()
+        jobs = [Job(task, fork=True) for task in tasks[start : start + width]]
         results += [job.result() for job in jobs]
-    return here() if mine is None else mine, results
+    return results
 
 
 def render_book(title: str, lines: Sequence[str], chapters: Sequence[Chapter], css: str, base_url: str) -> bytes:
@@ -366,16 +369,15 @@ def render_book(title: str, lines: Sequence[str], chapters: Sequence[Chapter], c
     makes millions of boxes, styles and text layouts, and pypdf hundreds of thousands of PDF
     objects, that stay alive until the document is written, and every few hundred
     allocations the collector walked them again: 2.9 s of a part's 35 s of CPU and 0.8-0.9 s
-    of the join's 4.3-5 s (the same bytes). This process collects once, after its part, what
-    that document left in cycles (about half a million objects, 0.8 s), while the other part
-    is still being laid out: kept through the join, they raised the peak from 372 to 451 MB."""
+    of the join's 4.3-5 s (the same bytes). The parts are laid out in children (``_parallel``),
+    which take what their documents left in cycles (about half a million objects) with them
+    when they exit: kept through the join, those raised the peak from 372 to 451 MB."""
     from glossary_tool.load.cache import paused_gc
 
     with paused_gc():
         runs = split(chapters)
         renders = [lambda d=d: render(d, base_url) for d in (part_document(run, title, css) for run in runs)]
-        first, rest = _parallel(renders[1:], _then_collect(renders[0]))
-        parts = [first, *rest]
+        parts = _parallel(renders)
         order = body_order(chapters, runs, parts)
         where = {at: n for n, at in enumerate(order)}
         number = {name: str(n + 1) for name, n in _first_places(parts, where).items()}
