@@ -175,10 +175,11 @@ def _records_at(folder: Path, legacy_file: Path) -> dict[str, Record]:
     return dict(sorted(found.items()))
 
 
-def _names(folder: Path, dirs: bool) -> list[str]:
+def _folder_names(folder: Path) -> list[str]:
+    """The names of the folders in ``folder``, sorted (none when it is missing)."""
     try:
         with os.scandir(folder) as entries:
-            return sorted(e.name for e in entries if e.is_dir() == dirs and (dirs or e.name.endswith(".json")))
+            return sorted(entry.name for entry in entries if entry.is_dir())
     except OSError:
         return []
 
@@ -189,10 +190,10 @@ def records_in(records_root: Path) -> dict[tuple[str, str, str], Mapping[str, Re
     `check` reads them while the terms are parsed (pipeline.load_project). A snippet missing
     here has no record (records_for would find none either)."""
     out: dict[tuple[str, str, str], Mapping[str, Record]] = {}
-    for section in _names(records_root, dirs=True):
-        for slug in _names(records_root / section, dirs=True):
+    for section in _folder_names(records_root):
+        for slug in _folder_names(records_root / section):
             term_dir = records_root / section / slug
-            names = {*_names(term_dir, dirs=True), *(Path(n).stem for n in _names(term_dir, dirs=False))}
+            names = {*_folder_names(term_dir), *(Path(n).stem for n in _json_names(term_dir))}
             for name in sorted(names):
                 found = _records_at(term_dir / name, term_dir / f"{name}.json")
                 if found:
