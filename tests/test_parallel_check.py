@@ -130,6 +130,26 @@ def test_a_failed_worker_has_its_share_parsed_here(broken_glossary: Path, forks:
     assert survived == one
 
 
+@needs_fork
+def test_work_done_meanwhile_runs_once_beside_the_workers_and_its_error_stops_them(broken_glossary: Path, forks: list[int]) -> None:
+    """load_tree's ``meanwhile`` (a check reads its diagrams and records there) runs once, in
+    this process, after the worker started; an error in it reaches the caller as it was, and
+    no worker is left running."""
+    import multiprocessing
+
+    calls: list[int] = []
+    files.load_tree(broken_glossary / "glossary", processes=2, meanwhile=lambda: calls.append(len(multiprocessing.active_children())))
+    assert forks == [1] and calls == [1], "once, with the worker running beside it"
+
+    def boom() -> None:
+        raise KeyError("meanwhile failed")
+
+    with pytest.raises(KeyError, match="meanwhile failed"):
+        files.load_tree(broken_glossary / "glossary", processes=2, meanwhile=boom)
+    assert forks == [1, 1]
+    assert multiprocessing.active_children() == []
+
+
 def _term_files(root: Path) -> list[files.TermFile]:
     tree = files.walk_tree(root / "glossary", [])
     return [files.TermFile(section, path.stem, shown, path.read_bytes()) for section, path, shown in tree.term_files]

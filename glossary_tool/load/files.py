@@ -340,7 +340,12 @@ def _parse_all(
             remember(facts)
 
     if meanwhile is not None:
-        meanwhile()
+        try:
+            meanwhile()
+        except BaseException:  # the caller's error, raised as it was: no worker left behind
+            for job in jobs:
+                job.cancel()
+            raise
     while chunk := _claim(counter, len(files)):
         take(wait(readers, timeout=0) if readers else [])
         results = [parse_term(files[i]) for i in chunk]
