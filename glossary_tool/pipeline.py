@@ -124,7 +124,7 @@ def load_project(root: Path, *, check_records: bool = True, cache: bool = True, 
     diagnostics = list(loaded.diagnostics) + problems
     reported = {(d.path, d.line) for d in diagnostics if d.code in ("xref-unparsed", "xref-in-html")}
     diagnostics += check_rendered(glossary, reported, store)
-    drawn = ahead.get("drawn") or load_diagrams(project.diagrams_dir, project.root, store)
+    drawn = ahead["drawn"] if "drawn" in ahead else load_diagrams(project.diagrams_dir, project.root, store)  # not read ahead: no glossary folder
     diagnostics += drawn.diagnostics
     diagnostics += check_diagrams(drawn.diagrams, glossary, drawn.broken)
     if check_records:

@@ -163,13 +163,15 @@ def records_for(records_root: Path, term: Term, snippet: Snippet) -> Mapping[str
     return _records_at(snippet_dir(records_root, term, snippet), record_dir(records_root, term) / f"{snippet.name}.json")
 
 
-def _records_at(folder: Path, legacy_file: Path) -> dict[str, Record]:
+def _records_at(folder: Path, legacy_file: Path | None) -> dict[str, Record]:
+    """The records in a snippet's ``folder``, and the schema-1 ``legacy_file`` beside it
+    (None: the caller's listing already shows there is none)."""
     found: dict[str, Record] = {}
     for name in _json_names(folder):
         record = _load(folder / name)
         if record is not None:
             found[Path(name).stem] = record
-    legacy = _load(legacy_file)
+    legacy = _load(legacy_file) if legacy_file is not None else None
     if legacy is not None:
         found.setdefault(legacy.gpu_key, legacy)
     return dict(sorted(found.items()))
@@ -193,9 +195,9 @@ def records_in(records_root: Path) -> dict[tuple[str, str, str], Mapping[str, Re
     for section in _folder_names(records_root):
         for slug in _folder_names(records_root / section):
             term_dir = records_root / section / slug
-            names = {*_folder_names(term_dir), *(Path(n).stem for n in _json_names(term_dir))}
-            for name in sorted(names):
-                found = _records_at(term_dir / name, term_dir / f"{name}.json")
+            legacy = {Path(n).stem for n in _json_names(term_dir)}
+            for name in sorted({*_folder_names(term_dir), *legacy}):
+                found = _records_at(term_dir / name, term_dir / f"{name}.json" if name in legacy else None)
                 if found:
                     out[(section, slug, name)] = found
     return out
