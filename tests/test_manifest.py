@@ -93,3 +93,18 @@ def test_a_replaced_or_removed_file_is_seen(copy, monkeypatch):
     result, read = _load(copy, monkeypatch)
     assert read == ["cuda-core.md"]
     assert load_tree(copy / "glossary").terms == result.terms
+
+
+@pytest.mark.parametrize("now", ["same", "grown", "shrunk", "empty"])
+def test_a_file_read_by_its_stat_size_is_read_whole_whatever_its_size_is_now(tmp_path: Path, now: str) -> None:
+    """read_bytes with the size the caller's lstat found reads with bare system calls; a file
+    that changed size since is still read to its end, never cut at the old size."""
+    path = tmp_path / "term.md"
+    before = b"x" * 70_000 + b"\n"
+    path.write_bytes(before)
+    size = os.lstat(path).st_size
+    after = {"same": before, "grown": before + b"y" * 200_000, "shrunk": b"short\n", "empty": b""}[now]
+    path.write_bytes(after)
+    problems: list = []
+    assert files_module.read_bytes(tmp_path, path, problems, size=size) == after
+    assert problems == []
