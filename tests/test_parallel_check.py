@@ -189,7 +189,7 @@ def test_claimed_terms_are_each_parsed_once_and_put_back_in_order(broken_glossar
     term_files = _term_files(broken_glossary)
     expected = [files.parse_term(f) for f in term_files]
     here.value = 0
-    got, _ = files._parse_all(term_files, processes, ())
+    got = files._parse_all(term_files, processes, ())[0]
     assert got == expected
     # every term parsed exactly once, the workers taking some: a claim lost (then parsed
     # again here as a failed worker's) or taken twice would change the total
@@ -241,8 +241,50 @@ def test_no_process_keeps_the_token_streams_of_the_bodies_it_parsed(broken_gloss
     body._TOKENS.clear()
     here.value = there.value = 0
     monkeypatch.setattr(files, "parse_term", watched)
-    got, _ = files._parse_all(term_files, 2, ())
+    got = files._parse_all(term_files, 2, ())[0]
     assert got == expected
     assert there.value > 2 * files.CLAIM and here.value > 2 * files.CLAIM  # each process took several claims
     assert 0 < peak.value <= files.CLAIM
     assert not {t.body for t, _ in got if t is not None} & set(body._TOKENS), "this process kept none either"
+
+
+@needs_fork
+def test_files_read_where_they_are_parsed_load_as_files_read_first(broken_glossary: Path, forks: list[int], tmp_path: Path) -> None:
+    """With nothing cached, each process reads the files it claims (load/files.py
+    UnreadTermFile); with something cached, this process reads them all first. Both give
+    the same terms, diagnostics and cache keys, unreadable files included."""
+    import shutil
+
+    from glossary_tool.load import load_tree
+    from glossary_tool.load.cache import Cache
+
+    root = tmp_path / "copy"
+    shutil.copytree(broken_glossary, root)
+    outside = tmp_path / "outside.md"
+    outside.write_text(term_text("Outside", "Kept out.\n"), encoding="utf-8")
+    glossary = root / "glossary"
+    (glossary / "device-software" / "zz-outside.md").symlink_to(outside)
+    (glossary / "device-hardware" / "zz-dangling.md").symlink_to(glossary / "device-hardware" / "nowhere.md")
+
+    def stored() -> Cache:
+        """A cache holding one unrelated entry: not empty, so every file is read first."""
+        seed = Cache(tmp_path / "seed")
+        seed.put("unrelated", 1)
+        seed.save()
+        return Cache(tmp_path / "seed")
+
+    first = stored()
+    assert not first.empty
+    read_first = load_tree(glossary, first, processes=2)
+    empty = Cache(tmp_path / "empty")
+    assert empty.empty
+    read_there = load_tree(glossary, empty, processes=2)
+    assert forks == [1, 1]
+    for got in (read_there, load_tree(glossary, Cache(None), processes=1)):
+        assert render(list(got.diagnostics)) == render(list(read_first.diagnostics))
+        assert got.terms == read_first.terms and got.unloaded == read_first.unloaded
+    assert read_there.digest == read_first.digest  # the same keys, found in the workers
+    assert (empty.hits, empty.misses) == (0, len(read_first.terms) + len(read_first.unloaded))
+    codes = {d.code for d in read_there.diagnostics}
+    assert {"symlink-outside", "file-unreadable"} <= codes
+    assert {("device-software", "zz-outside"), ("device-hardware", "zz-dangling")} <= read_there.unloaded

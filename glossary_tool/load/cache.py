@@ -248,6 +248,12 @@ class Cache:
                         _REMEMBERED[file] = (stamp, _signing_key(), dict(self._stored))
 
     @property
+    def empty(self) -> bool:
+        """Whether nothing was read from earlier runs: every lookup will miss (load_tree then
+        leaves reading the term files to the processes that parse them)."""
+        return not self._stored
+
+    @property
     def _file(self) -> Path:
         assert self.directory is not None
         return self.directory / f"{self.kind}-{tool_version()[:16]}.pickle"
@@ -264,6 +270,11 @@ class Cache:
         self.hits += 1
         self._used[name] = value
         return value
+
+    def missed(self, count: int) -> None:
+        """Count ``count`` misses of lookups not made because they could only miss (files
+        left unread while nothing is stored: load_tree), so the counts still say what was parsed."""
+        self.misses += count
 
     def peek(self, name: str) -> Any | None:
         """The stored result for key ``name``, or None, without counting a hit or a miss or

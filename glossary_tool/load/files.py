@@ -161,6 +161,32 @@ class TermFile:
         return cache.key("term", self.section, self.slug, self.shown, self.data)
 
 
+@dataclass(frozen=True)
+class UnreadTermFile:
+    """A term file that whichever process claims it reads (:meth:`read`), then parses.
+
+    With nothing cached every file is parsed, so a cold check need not read (and hash)
+    5,000 files on one core before its workers start: they read their own claims. The
+    file's :data:`Signature` was taken before (``size`` is its size, None without one), as
+    a manifest needs: a write after it shows as a changed signature next time."""
+
+    root: Path
+    section: str
+    path: Path
+    shown: str
+    size: int | None
+
+    def read(self) -> tuple[TermFile | None, tuple[Diagnostic, ...]]:
+        """The file's :class:`TermFile`, or None with the diagnostics of why it cannot be read."""
+        problems: list[Diagnostic] = []
+        data = read_bytes(self.root, self.path, problems, size=self.size)
+        return (None if data is None else TermFile(self.section, self.path.stem, self.shown, data)), tuple(problems)
+
+
+#: What a parse is given: a term file, or one to read first (see :class:`UnreadTermFile`).
+AnyTermFile = TermFile | UnreadTermFile
+
+
 def parse_term(file: TermFile) -> tuple[Term | None, tuple[Diagnostic, ...]]:
     """A term file's Term (None if it cannot be loaded) and its diagnostics: a pure function
     of ``file``, so it can run in a worker process and its result can be cached."""
@@ -201,30 +227,36 @@ def parse_terms(
 
 
 def _parse_keyed(
-    files: list[TermFile],
+    files: list[AnyTermFile],
     store: Cache | None,
     processes: int,
     precompute: tuple[Callable[[str], Any], ...],
     known: list[str | None] | None = None,
     meanwhile: Callable[[], object] | None = None,
 ) -> tuple[list[ParseResult], list[str]]:
-    """:func:`parse_terms` and the cache key of each file (all empty without ``store``);
-    ``known``: keys already known (load_tree's manifest), None where the bytes must be hashed;
-    ``meanwhile``: see :func:`_parse_all`."""
+    """:func:`parse_terms` and the cache key of each file (all empty without ``store``, and
+    empty for an unread file that could not be read); ``known``: keys already known
+    (load_tree's manifest), None where the bytes must be hashed; ``meanwhile``: see
+    :func:`_parse_all`."""
     if store is None:
-        keys = [""] * len(files)
+        keys: list[str | None] = [""] * len(files)
     elif known is None:
-        keys = [f.cache_key() for f in files]
+        keys = [f.cache_key() if isinstance(f, TermFile) else None for f in files]
     else:
-        keys = [k if k is not None else f.cache_key() for f, k in zip(files, known, strict=True)]
-    results: list[ParseResult | None] = [store.get(k) if store is not None else None for k in keys]
+        keys = [k if k is not None else f.cache_key() if isinstance(f, TermFile) else None for f, k in zip(files, known, strict=True)]
+    # an unread file's key is its bytes' (found where it is read): nothing stored to look up
+    results: list[ParseResult | None] = [store.get(k) if store is not None and k is not None else None for k in keys]
+    if store is not None:
+        store.missed(keys.count(None))
     missing = [i for i, r in enumerate(results) if r is None]
     # With a cache to fill, forked parses come with their entries pickled (see _parse_all).
-    parsed, pickled = _parse_all([files[i] for i in missing], processes, precompute, [keys[i] for i in missing] if store is not None else None, meanwhile)
-    for i, result, entry in zip(missing, parsed, pickled, strict=True):
+    parsed, pickled, found = _parse_all([files[i] for i in missing], processes, precompute, [keys[i] or "" for i in missing] if store is not None else None, meanwhile)
+    for i, result, entry, key in zip(missing, parsed, pickled, found, strict=True):
         results[i] = result
         if store is not None:
-            store.put(keys[i], result, entry)
+            keys[i] = key
+            if key:  # "": a file that could not be read (that depends on the file system: never kept)
+                store.put(key, result, entry)
     return results, keys  # type: ignore[return-value]  # every None was filled
 
 
@@ -261,38 +293,55 @@ def _precomputed_for(results: list[ParseResult], precompute: tuple[Callable[[str
     return facts
 
 
-def _parse_claim(files: list[TermFile], chunk: range, precompute: tuple[Callable[[str], Any], ...]) -> tuple[list[ParseResult], dict[tuple[str, str], Any]]:
-    """The parses of ``chunk`` and the precomputed facts of their bodies, with the bodies'
-    token streams then dropped (a forked parse serves `check`, which reads nothing else of
-    the tokens; a body rendered after all is parsed again).
+def _parse_one(file: AnyTermFile, key: str | None) -> tuple[ParseResult, str | None]:
+    """:func:`parse_term` of ``file`` (read first if unread) and its cache key: ``key`` as
+    given, or for an unread file the key of the bytes read ("" if it could not be read;
+    None stays None: no cache to fill)."""
+    if isinstance(file, UnreadTermFile):
+        read, problems = file.read()
+        if read is None:
+            return (None, problems), None if key is None else ""
+        return parse_term(read), None if key is None else read.cache_key()
+    return parse_term(file), key
+
+
+def _parse_claim(
+    files: list[AnyTermFile], chunk: range, precompute: tuple[Callable[[str], Any], ...], keys: list[str] | None
+) -> tuple[list[ParseResult], dict[tuple[str, str], Any], list[str] | None]:
+    """The parses of ``chunk``, the precomputed facts of their bodies and their cache keys
+    (None without ``keys``), with the bodies' token streams then dropped (a forked parse
+    serves `check`, which reads nothing else of the tokens; a body rendered after all is
+    parsed again).
 
     parse_tokens keeps every stream it makes, about 60 KB of objects a body: kept, the
     5,000 streams of a cold check grew each process by 150 MB of fresh pages, and the
     kernel's work of handing them out was most of the check's system time. Dropped, the
     next claim's tokens reuse the memory this claim's held."""
-    results = [parse_term(files[i]) for i in chunk]
+    parsed = [_parse_one(files[i], None if keys is None else keys[i]) for i in chunk]
+    results = [result for result, _ in parsed]
     facts = _precomputed_for(results, precompute)
     forget_tokens(term.body for term, _ in results if term is not None)
-    return results, facts
+    return results, facts, None if keys is None else [key or "" for _, key in parsed]
 
 
-def _entries(results: list[ParseResult], keys: list[str] | None, chunk: range) -> list[bytes] | None:
+def _entries(results: list[ParseResult], keys: list[str] | None) -> list[bytes] | None:
     """Each result pickled as the cache entry (key, result) that Cache.save writes."""
     if keys is None:
         return None
-    return [cache.entry_bytes(keys[i], result) for i, result in zip(chunk, results, strict=True)]
+    return [cache.entry_bytes(key, result) for key, result in zip(keys, results, strict=True)]
 
 
-def _parse_share(files: list[TermFile], precompute: tuple[Callable[[str], Any], ...], counter: Any, conn: Any, keys: list[str] | None = None) -> int:
+def _parse_share(files: list[AnyTermFile], precompute: tuple[Callable[[str], Any], ...], counter: Any, conn: Any, keys: list[str] | None = None) -> int:
     """A worker's part: claim terms until none are left, sending each claim's parses and the
     precomputed results for their bodies as (first index, results, facts); the number
-    parsed. With ``keys`` the results go as their pickled cache entries (:func:`_entries`):
-    this process pickles them anyway to send them, and the parent then keeps the bytes for
-    its cache instead of pickling the result again."""
+    parsed. With ``keys`` the results go as their pickled cache entries (:func:`_entries`),
+    which hold each result's key (an unread file's is found here): this process pickles
+    them anyway to send them, and the parent then keeps the bytes for its cache instead of
+    pickling the result again."""
     done = 0
     while chunk := _claim(counter, len(files)):
-        results, facts = _parse_claim(files, chunk, precompute)
-        entries = _entries(results, keys, chunk)
+        results, facts, claim_keys = _parse_claim(files, chunk, precompute, keys)
+        entries = _entries(results, claim_keys)
         conn.send((chunk.start, results if entries is None else entries, facts))
         done += len(chunk)
     conn.close()
@@ -310,21 +359,24 @@ def _wide_pipe(context: Any) -> tuple[Any, Any]:
     return reader, writer
 
 
-def _one_process(files: list[TermFile], meanwhile: Callable[[], object] | None) -> list[ParseResult]:
+def _one_process(files: list[AnyTermFile], keys: list[str] | None, meanwhile: Callable[[], object] | None) -> tuple[list[ParseResult], list[str | None]]:
     if meanwhile is not None:
         meanwhile()
-    return [parse_term(file) for file in files]
+    parsed = [_parse_one(file, None if keys is None else keys[i]) for i, file in enumerate(files)]
+    return [result for result, _ in parsed], [key for _, key in parsed]
 
 
 def _parse_all(
-    files: list[TermFile],
+    files: list[AnyTermFile],
     processes: int,
     precompute: tuple[Callable[[str], Any], ...],
     keys: list[str] | None = None,
     meanwhile: Callable[[], object] | None = None,
-) -> tuple[list[ParseResult], list[bytes | None]]:
-    """:func:`parse_term` of each file, in order, in up to ``processes`` processes, and the
-    cache entry of each result under ``keys`` already pickled (None where it is not).
+) -> tuple[list[ParseResult], list[bytes | None], list[str | None]]:
+    """:func:`parse_term` of each file, in order, in up to ``processes`` processes, the
+    cache entry of each result under ``keys`` already pickled (None where it is not), and
+    each result's key: ``keys``' own, or for an :class:`UnreadTermFile` the key of the bytes
+    its process read ("" where it could not be read); None throughout without ``keys``.
 
     Every process, this one included, claims :data:`CLAIM` terms at a time from a shared
     counter until none are left, so each parses as many as its speed allows: this one also
@@ -344,18 +396,21 @@ def _parse_all(
     no_entries: list[bytes | None] = [None] * len(files)
     count = min(processes, len(files) // FORK_MIN_TERMS + 1)
     if count <= 1:
-        return _one_process(files, meanwhile), no_entries
+        results, found = _one_process(files, keys, meanwhile)
+        return results, no_entries, found
     import multiprocessing
     from multiprocessing.connection import wait
 
     from glossary_tool.background import BackgroundError, Job, can_fork  # multiprocessing: not on a warm check's path
 
     if not can_fork():
-        return _one_process(files, meanwhile), no_entries
+        results, found = _one_process(files, keys, meanwhile)
+        return results, no_entries, found
     context = multiprocessing.get_context("fork")
     counter = context.Value("q", 0)
     out: list[ParseResult | None] = [None] * len(files)
     pickled: list[bytes | None] = [None] * len(files)
+    found: list[str | None] = [None] * len(files)
     jobs: list[Job] = []
     readers: list[Any] = []
     for _ in range(count - 1):
@@ -374,7 +429,9 @@ def _parse_all(
                 continue
             if keys is not None:
                 pickled[start : start + len(part)] = part
-                part = [pickle.loads(entry)[1] for entry in part]
+                pairs = [pickle.loads(entry) for entry in part]
+                found[start : start + len(part)] = [key for key, _ in pairs]
+                part = [result for _, result in pairs]
             out[start : start + len(part)] = part
             remember(facts)
 
@@ -387,12 +444,13 @@ def _parse_all(
             raise
     while chunk := _claim(counter, len(files)):
         take(wait(readers, timeout=0) if readers else [])
-        results, facts = _parse_claim(files, chunk, precompute)
+        results, facts, claim_keys = _parse_claim(files, chunk, precompute, keys)
         remember(facts)
         out[chunk.start : chunk.stop] = results
-        entries = _entries(results, keys, chunk)
+        entries = _entries(results, claim_keys)
         if entries is not None:
             pickled[chunk.start : chunk.stop] = entries
+            found[chunk.start : chunk.stop] = claim_keys
     while readers:
         take(wait(readers))
     for job in jobs:
@@ -400,8 +458,8 @@ def _parse_all(
             job.result()
     for i, result in enumerate(out):
         if result is None:
-            out[i] = parse_term(files[i])
-    return out, pickled  # type: ignore[return-value]  # every None in out was filled
+            out[i], found[i] = _parse_one(files[i], None if keys is None else keys[i])
+    return out, pickled, found  # type: ignore[return-value]  # every None in out was filled
 
 
 def term_from(slug: str, section: str, shown: str, clean: dict, fm: frontmatter.FrontMatter, body: ParsedBody | None = None) -> Term | None:
@@ -583,18 +641,24 @@ def load_tree(
     tree = walk_tree(root, out)
     terms: list[Term] = []
     unloaded: set[tuple[str, str]] = set()
-    files: list[TermFile | None] = []
+    files: list[AnyTermFile | None] = []
     known: list[str | None] = []
     signatures: list[Signature | None] = []
     read_problems: list[list[Diagnostic]] = []
     manifest_name = cache.key("manifest", root.as_posix())
     manifest: Manifest = (store.peek(manifest_name) or {}) if store is not None else {}
     settled = time.time_ns() - RACY_NS
+    # Nothing stored (a first check, a new tool version, --no-cache): every file will be
+    # parsed, so each is read by the process that claims it (UnreadTermFile).
+    unread = store is None or store.empty
     for section, path, shown in tree.term_files:
         problems: list[Diagnostic] = []
         signature = _signature(path) if store is not None else None
         entry = manifest.get(shown) if signature is not None else None
-        if entry is not None and entry[0] == signature and store is not None and store.peek(entry[1]) is not None:
+        if unread:
+            files.append(UnreadTermFile(root, section, path, shown, None if signature is None else signature[2]))
+            known.append(None)
+        elif entry is not None and entry[0] == signature and store is not None and store.peek(entry[1]) is not None:
             files.append(TermFile(section, path.stem, shown, b""))  # never parsed: its result is stored under entry[1]
             known.append(entry[1])
         else:
@@ -627,7 +691,7 @@ def load_tree(
         else:
             terms.append(term)
             digest.update(term_key.encode() + b"\0")
-        if file is not None and signature is not None and signature[3] < settled:
+        if file is not None and term_key and signature is not None and signature[3] < settled:
             fresh[shown] = (signature, term_key)
     if store is not None:
         store.replace(manifest_name, manifest if fresh == manifest else fresh)
