@@ -219,3 +219,27 @@ def test_entries_pickled_elsewhere_are_saved_as_given_and_replaced_by_a_later_pu
     store.save()
     again = Cache(tmp_path, "entries")
     assert [again.get(name) for name in "abc"] == [("parsed", 1), ("made", 2), ("fresh", 4)]
+
+
+def test_a_save_of_many_blocks_reads_back_whole_and_signed(tmp_path: Path):
+    """The save signs and writes entries a block at a time (load/cache.py _Signed): entries
+    small and large, pickled here or elsewhere, a buffer the pickler hands over as it is,
+    across several blocks, all read back; a byte changed anywhere fails the signature."""
+    from glossary_tool.load import cache
+    from glossary_tool.load.cache import entry_bytes
+
+    values = {f"small-{i}": ("x" * (i % 300), i) for i in range(4000)}
+    values["large"] = "y" * (3 * cache._BLOCK + 17)
+    values["buffer"] = bytearray(b"z" * (cache._BLOCK // 2 + 5))
+    store = Cache(tmp_path, "blocks")
+    for i, (name, value) in enumerate(values.items()):
+        store.put(name, value, entry_bytes(name, value) if i % 2 else None)
+    store.save()
+    path = next(tmp_path.glob("blocks-*.pickle"))
+    assert path.stat().st_size > 4 * cache._BLOCK
+    again = Cache(tmp_path, "blocks")
+    assert {name: again.get(name) for name in values} == values
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 1
+    path.write_bytes(bytes(data))
+    assert Cache(tmp_path, "blocks").get("small-1") is None
