@@ -65,6 +65,12 @@ def test_the_parser_takes_the_shortcuts() -> None:
     assert plain_children("a *b*") is None
     assert _table_rule(FAST).__globals__["escapedSplit"].__name__ == "_fast_xref_aware_split"
     assert _table_rule(STOCK).__globals__["escapedSplit"].__name__ == "_xref_aware_split"
+    assert _rule(FAST, "paragraph").__module__ == "glossary_tool.load.fast_paragraph"
+    assert _rule(STOCK, "paragraph").__module__ == "markdown_it.rules_block.paragraph"
+
+
+def _rule(md: MarkdownIt, name: str):  # noqa: ANN202 - markdown-it's rule signature
+    return next(rule.fn for rule in md.block.ruler.__rules__ if rule.name == name)
 
 
 def _table_rule(md: MarkdownIt):  # noqa: ANN202 - markdown-it's rule signature
@@ -208,6 +214,7 @@ def test_other_releases_keep_the_stock_parse(monkeypatch: pytest.MonkeyPatch) ->
     assert md.inline.parse.__func__ is type(md.inline).parse  # type: ignore[attr-defined]
     assert md.block.parse.__func__ is type(md.block).parse  # type: ignore[attr-defined]
     assert _table_rule(md).__globals__["escapedSplit"].__name__ == "_xref_aware_split"
+    assert _rule(md, "paragraph").__module__ == "markdown_it.rules_block.paragraph"
 
 
 @settings(max_examples=800, deadline=None)

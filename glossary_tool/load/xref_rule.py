@@ -29,6 +29,7 @@ from markdown_it.rules_inline import StateInline
 from mdit_py_plugins.admon import admon_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 
+from glossary_tool.load import fast_paragraph
 from glossary_tool.load.dispatch import _read_for_installed, dispatch_blocks
 from glossary_tool.load.fast_table import escaped_split
 from glossary_tool.load.tabs_rule import tabs_plugin
@@ -167,7 +168,8 @@ def make_parser(*, shortcuts: bool = True) -> MarkdownIt:
     (load/dispatch.py), plain inline content tokenized directly (load/plain_inline.py),
     tokens made without the dataclass constructor and the block state's line markers set up
     from ``str.split`` (load/fast_tokens.py), table rows split without a walk over every
-    character (load/fast_table.py). ``shortcuts=False``
+    character (load/fast_table.py), paragraphs cut out without the per-line helpers
+    (load/fast_paragraph.py). ``shortcuts=False``
     gives markdown-it-py's own rule chains for the same dialect: what the tests compare with."""
     from glossary_tool.load.fast_tokens import fast_block_push
     from glossary_tool.load.plain_inline import plain_inline  # it reads XREF_RE from here
@@ -176,4 +178,5 @@ def make_parser(*, shortcuts: bool = True) -> MarkdownIt:
     md.use(xref_plugin).use(footnote_plugin).use(admon_plugin).use(tabs_plugin)
     if shortcuts and _read_for_installed():
         md.block.ruler.at("table", _fast_table_rule, {"alt": ["paragraph", "reference"]})
+        md.block.ruler.at("paragraph", fast_paragraph.paragraph)  # as the stock one, no alt
     return fast_block_push(plain_inline(dispatch_blocks(md))) if shortcuts else md
