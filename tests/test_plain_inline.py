@@ -234,3 +234,10 @@ def test_word_count_on_real_bodies() -> None:
     assert sum(text.isascii() for text in bodies) > 10  # the translate path is taken
     for text in bodies:
         assert body_module._count_words(text) == count_words(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(st.sampled_from(["a", "<", "=", "{", "]", "(", ":", "[", " ", "\n"]), max_size=12))
+def test_html_marker_test_names_the_markers(text: str) -> None:
+    """body._may_hold_html, written out for speed, tests for the markers body._HTML_MARKERS lists."""
+    assert body_module._may_hold_html(text) == any(marker in text for marker in body_module._HTML_MARKERS)

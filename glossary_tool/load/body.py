@@ -54,7 +54,6 @@ _CODE_SPAN = re.compile(r"(`+)(?:.|\n)*?\1")
 #: Each pattern of ``_check_html`` needs one of these (a tag, an attribute, an attr_list, a
 #: link destination or reference definition): text with none is skipped without the regexes.
 _HTML_MARKERS = ("<", "=", "{", "](", "]:")
-_HTML_MARKER = re.compile("|".join(map(re.escape, _HTML_MARKERS)))  # any of them, in one search
 _NEWLINE = re.compile("\n")
 _FENCE_CLOSE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*$")
 
@@ -223,6 +222,14 @@ def _bad_scheme(url: str) -> str | None:
     return next((scheme[:-1] for scheme in _BAD_SCHEMES if seen.startswith(scheme)), None)
 
 
+def _may_hold_html(content: str) -> bool:
+    """Whether ``content`` holds one of :data:`_HTML_MARKERS`. Five substring tests, not one
+    search for the alternatives: a regex that opens with alternatives is tried at every
+    character through a call per character, where ``in`` runs a vectorised memchr (2% of a
+    term's parse). Written out: ``any(map(content.__contains__, ...))`` cost as much again."""
+    return "<" in content or "=" in content or "{" in content or "](" in content or "]:" in content
+
+
 def _check_html(path: str, line: int, content: str, out: list[Diagnostic]) -> None:
     """Unsafe tags, event handlers and script URLs in raw HTML or Markdown text (code removed).
 
@@ -230,7 +237,7 @@ def _check_html(path: str, line: int, content: str, out: list[Diagnostic]) -> No
     the line where it starts.
     """
 
-    if _HTML_MARKER.search(content) is None:  # none of the patterns can match
+    if not _may_hold_html(content):  # none of the patterns can match
         return
 
     def at(pos: int) -> int:
