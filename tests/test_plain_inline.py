@@ -67,6 +67,12 @@ def test_the_parser_takes_the_shortcuts() -> None:
     assert _table_rule(STOCK).__globals__["escapedSplit"].__name__ == "_xref_aware_split"
     assert _rule(FAST, "paragraph").__module__ == "glossary_tool.load.fast_paragraph"
     assert _rule(STOCK, "paragraph").__module__ == "markdown_it.rules_block.paragraph"
+    assert _core_rule(FAST, "normalize").__module__ == "glossary_tool.load.fast_normalize"
+    assert _core_rule(STOCK, "normalize").__module__ == "markdown_it.rules_core.normalize"
+
+
+def _core_rule(md: MarkdownIt, name: str):  # noqa: ANN202 - markdown-it's rule signature
+    return next(rule.fn for rule in md.core.ruler.__rules__ if rule.name == name)
 
 
 def _rule(md: MarkdownIt, name: str):  # noqa: ANN202 - markdown-it's rule signature
@@ -215,6 +221,7 @@ def test_other_releases_keep_the_stock_parse(monkeypatch: pytest.MonkeyPatch) ->
     assert md.block.parse.__func__ is type(md.block).parse  # type: ignore[attr-defined]
     assert _table_rule(md).__globals__["escapedSplit"].__name__ == "_xref_aware_split"
     assert _rule(md, "paragraph").__module__ == "markdown_it.rules_block.paragraph"
+    assert _core_rule(md, "normalize").__module__ == "markdown_it.rules_core.normalize"
 
 
 @settings(max_examples=800, deadline=None)
@@ -241,3 +248,20 @@ def test_word_count_on_real_bodies() -> None:
 def test_html_marker_test_names_the_markers(text: str) -> None:
     """body._may_hold_html, written out for speed, tests for the markers body._HTML_MARKERS lists."""
     assert body_module._may_hold_html(text) == any(marker in text for marker in body_module._HTML_MARKERS)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.text(st.sampled_from(["a", " ", "\n", "\r", "\x00", "\ufffd", "-", "#"]), max_size=20))
+def test_normalize_is_markdown_its(src: str) -> None:
+    """fast_normalize.normalize leaves the text markdown-it's normalize makes, line endings
+    and NULs or not (and so the same tokens)."""
+    from markdown_it.rules_core.normalize import normalize as stock
+    from markdown_it.rules_core.state_core import StateCore
+
+    from glossary_tool.load.fast_normalize import normalize
+
+    fast_state, stock_state = StateCore(src, FAST, {}), StateCore(src, STOCK, {})
+    normalize(fast_state)
+    stock(stock_state)
+    assert fast_state.src == stock_state.src
+    _same(src)

@@ -29,7 +29,7 @@ from markdown_it.rules_inline import StateInline
 from mdit_py_plugins.admon import admon_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 
-from glossary_tool.load import fast_paragraph
+from glossary_tool.load import fast_normalize, fast_paragraph
 from glossary_tool.load.dispatch import _read_for_installed, dispatch_blocks
 from glossary_tool.load.fast_table import escaped_split
 from glossary_tool.load.tabs_rule import tabs_plugin
@@ -169,7 +169,8 @@ def make_parser(*, shortcuts: bool = True) -> MarkdownIt:
     tokens made without the dataclass constructor and the block state's line markers set up
     from ``str.split`` (load/fast_tokens.py), table rows split without a walk over every
     character (load/fast_table.py), paragraphs cut out without the per-line helpers
-    (load/fast_paragraph.py). ``shortcuts=False``
+    (load/fast_paragraph.py), the source normalized only where it has a ``\r`` or NUL
+    (load/fast_normalize.py). ``shortcuts=False``
     gives markdown-it-py's own rule chains for the same dialect: what the tests compare with."""
     from glossary_tool.load.fast_tokens import fast_block_push
     from glossary_tool.load.plain_inline import plain_inline  # it reads XREF_RE from here
@@ -179,4 +180,5 @@ def make_parser(*, shortcuts: bool = True) -> MarkdownIt:
     if shortcuts and _read_for_installed():
         md.block.ruler.at("table", _fast_table_rule, {"alt": ["paragraph", "reference"]})
         md.block.ruler.at("paragraph", fast_paragraph.paragraph)  # as the stock one, no alt
+        md.core.ruler.at("normalize", fast_normalize.normalize)
     return fast_block_push(plain_inline(dispatch_blocks(md))) if shortcuts else md
