@@ -111,3 +111,14 @@ def _made_directly(node: yaml.Node) -> bool:
     except frontmatter._NotPlain:
         return False
     return True
+
+
+def test_other_pyyaml_releases_construct_with_pyyaml(monkeypatch) -> None:  # noqa: ANN001 - pytest fixture
+    """Under a PyYAML release nobody read, frontmatter.construct is PyYAML's constructor."""
+    from glossary_tool.load import frontmatter
+
+    assert frontmatter._read_for(yaml.__version__) and not frontmatter._read_for("9.9.0")
+    node = yaml.compose("[a, b]", Loader=yaml.CSafeLoader)
+    monkeypatch.setattr(frontmatter, "_plain", None)  # would raise if called
+    monkeypatch.setattr(frontmatter, "_PLAIN_KNOWN", False)
+    assert frontmatter.construct(node) == ["a", "b"]

@@ -97,6 +97,16 @@ def parse(path: str, text: str) -> FrontMatter:
 _STR, _SEQ, _MAP = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
 #: How deep :func:`construct` follows lists and mappings before it leaves a value to PyYAML.
 PLAIN_DEPTH = 16
+#: The PyYAML releases (major.minor) whose SafeConstructor :func:`construct` was read
+#: against: under any other, every value goes to PyYAML.
+PLAIN_READ_FOR = ("6.0",)
+
+
+def _read_for(version: str) -> bool:
+    return ".".join(version.split(".")[:2]) in PLAIN_READ_FOR
+
+
+_PLAIN_KNOWN = _read_for(yaml.__version__)
 
 
 class _NotPlain(Exception):
@@ -110,11 +120,13 @@ def construct(node: yaml.Node) -> Any:
     and mapping through a generator it resumes later and looks up a constructor per node:
     for a term's aliases and sources that was a fifth of its front matter's parse. Any
     other node (a number, a tag, an alias, a merge key, deeper than :data:`PLAIN_DEPTH`)
-    goes to PyYAML (tests/test_yaml_loader.py compares the two)."""
-    try:
-        return _plain(node, set(), 0)
-    except _NotPlain:
-        pass
+    goes to PyYAML (tests/test_yaml_loader.py compares the two), and so does every node
+    under a PyYAML release :data:`PLAIN_READ_FOR` does not name."""
+    if _PLAIN_KNOWN:
+        try:
+            return _plain(node, set(), 0)
+        except _NotPlain:
+            pass
     return yaml.constructor.SafeConstructor().construct_document(node)
 
 
