@@ -101,3 +101,13 @@ def test_other_releases_keep_the_stock_chains(monkeypatch) -> None:
     md = make_parser()
     assert md.block.ruler.getRules.__func__ is type(md.block.ruler).getRules  # not swapped
     assert dispatch._read_for_installed() is False
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.text(st.sampled_from(["a", "-", "=", " ", "\t", "\n", "\r", "é"]), max_size=20))
+def test_underline_search_is_the_one_pattern(src: str) -> None:
+    """dispatch.could_underline (two searches, each opening with a literal) finds a line where
+    the one character-class pattern does."""
+    from glossary_tool.load import dispatch
+
+    assert dispatch.could_underline(src) == (dispatch._UNDERLINE.search(src) is not None)

@@ -65,6 +65,18 @@ def test_the_parser_takes_the_shortcuts() -> None:
     assert plain_children("a *b*") is None
     assert _table_rule(FAST).__globals__["escapedSplit"].__name__ == "_fast_xref_aware_split"
     assert _table_rule(STOCK).__globals__["escapedSplit"].__name__ == "_xref_aware_split"
+    assert _rule(FAST, "paragraph").__module__ == "glossary_tool.load.fast_paragraph"
+    assert _rule(STOCK, "paragraph").__module__ == "markdown_it.rules_block.paragraph"
+    assert _core_rule(FAST, "normalize").__module__ == "glossary_tool.load.fast_normalize"
+    assert _core_rule(STOCK, "normalize").__module__ == "markdown_it.rules_core.normalize"
+
+
+def _core_rule(md: MarkdownIt, name: str):  # noqa: ANN202 - markdown-it's rule signature
+    return next(rule.fn for rule in md.core.ruler.__rules__ if rule.name == name)
+
+
+def _rule(md: MarkdownIt, name: str):  # noqa: ANN202 - markdown-it's rule signature
+    return next(rule.fn for rule in md.block.ruler.__rules__ if rule.name == name)
 
 
 def _table_rule(md: MarkdownIt):  # noqa: ANN202 - markdown-it's rule signature
@@ -208,3 +220,48 @@ def test_other_releases_keep_the_stock_parse(monkeypatch: pytest.MonkeyPatch) ->
     assert md.inline.parse.__func__ is type(md.inline).parse  # type: ignore[attr-defined]
     assert md.block.parse.__func__ is type(md.block).parse  # type: ignore[attr-defined]
     assert _table_rule(md).__globals__["escapedSplit"].__name__ == "_xref_aware_split"
+    assert _rule(md, "paragraph").__module__ == "markdown_it.rules_block.paragraph"
+    assert _core_rule(md, "normalize").__module__ == "markdown_it.rules_core.normalize"
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.text(st.sampled_from(["a", "Z", "9", " ", "\t", "\n", "\x0b", "\x1c", "\x1f", ".", "-", "|", "[", "_", "*", "é", "\u00a0", "\x85", "\x7f", "\x00"]), max_size=20))
+def test_word_count_without_the_regex_is_count_words(text: str) -> None:
+    """body._count_words (ASCII text: punctuation deleted, then one split) counts the words
+    text.count_words counts, whitespace of every kind and non-ASCII text included."""
+    from glossary_tool.text import count_words
+
+    assert body_module._count_words(text) == count_words(text)
+
+
+def test_word_count_on_real_bodies() -> None:
+    from glossary_tool.text import count_words
+
+    bodies = [text for _, text in _bodies(REPO / "glossary")]
+    assert sum(text.isascii() for text in bodies) > 10  # the translate path is taken
+    for text in bodies:
+        assert body_module._count_words(text) == count_words(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(st.sampled_from(["a", "<", "=", "{", "]", "(", ":", "[", " ", "\n"]), max_size=12))
+def test_html_marker_test_names_the_markers(text: str) -> None:
+    """body._may_hold_html, written out for speed, tests for the markers body._HTML_MARKERS lists."""
+    assert body_module._may_hold_html(text) == any(marker in text for marker in body_module._HTML_MARKERS)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.text(st.sampled_from(["a", " ", "\n", "\r", "\x00", "\ufffd", "-", "#"]), max_size=20))
+def test_normalize_is_markdown_its(src: str) -> None:
+    """fast_normalize.normalize leaves the text markdown-it's normalize makes, line endings
+    and NULs or not (and so the same tokens)."""
+    from markdown_it.rules_core.normalize import normalize as stock
+    from markdown_it.rules_core.state_core import StateCore
+
+    from glossary_tool.load.fast_normalize import normalize
+
+    fast_state, stock_state = StateCore(src, FAST, {}), StateCore(src, STOCK, {})
+    normalize(fast_state)
+    stock(stock_state)
+    assert fast_state.src == stock_state.src
+    _same(src)

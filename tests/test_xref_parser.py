@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from bs4 import BeautifulSoup
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from glossary_tool.load.body import parse_body
 from glossary_tool.load.xref_rule import make_parser
@@ -107,3 +109,30 @@ def test_content_tabs_are_grouped_and_a_body_without_tabs_keeps_its_tokens():
     assert [t.type for t in tokens].count("tabs_close") == 1
     plain = md.parse("No tabs == here.\n\n- a\n- b\n")
     assert "tabs_open" not in [t.type for t in plain]
+
+
+#: XREF_RE as first written: the target and anchor as alternations inside a repeat.
+_ALTERNATION_XREF = (
+    r"\[\[(?P<target>(?:[^\[\]|#\\]|\\(?!\|))*)(?:#(?P<anchor>(?:[^\[\]|\\]|\\(?!\|))*))?"
+    r"(?:\\?\|(?P<text>[^\[\]]*))?\]\](?P<suffix>[A-Za-z]*)"
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(["[[", "]]", "[", "]", "|", "\\", "\\|", "#", "a", "s", " ", "\n", "é"]), max_size=16))
+def test_unrolled_pattern_matches_as_the_alternation(pieces: list[str]) -> None:
+    """xref_rule.XREF_RE, its names unrolled for speed, finds the matches (spans and groups)
+    the alternation form finds, searching and matching at every position."""
+    import re
+
+    from glossary_tool.load.xref_rule import XREF_RE
+
+    text = "".join(pieces)
+    first = re.compile(_ALTERNATION_XREF)
+
+    def seen(pattern: re.Pattern[str]) -> list:
+        found = [(m.span(), m.groupdict(), m.span("target"), m.span("text")) for m in pattern.finditer(text)]
+        at = [(m.span(), m.groupdict()) if (m := pattern.match(text, pos)) else None for pos in range(len(text))]
+        return [found, at]
+
+    assert seen(XREF_RE) == seen(first)

@@ -53,3 +53,72 @@ def test_same_nodes_for_every_yaml_file_of_the_glossary() -> None:
     assert len(texts) > 250
     for text in texts:
         assert _composed(text, DeepSafeLoader) == _composed(text, yaml.SafeLoader)
+
+
+def _constructed(node: yaml.Node, construct) -> tuple[str, object]:  # noqa: ANN001 - either constructor
+    """The value (its pickle keeps which parts are one object) or the error."""
+    import pickle
+
+    try:
+        return "value", pickle.dumps(construct(node))
+    except Exception as exc:  # noqa: BLE001 - `!!int ""` raises IndexError: frontmatter.parse catches any
+        return "error", f"{type(exc).__name__}: {exc}"
+
+
+# Front matter values: lists, mappings, strings, anchors and aliases, merge keys, tags.
+VALUE_PIECES = st.sampled_from(["[", "]", "{", "}", ": ", ", ", "\n- ", "\n  - ", "\n  ", "a", "key", "'q'", "1", "~", "&x ", "*x", "<<: ", "!!str ", "!!int ", "? ", "= "])
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(VALUE_PIECES, max_size=30))
+@example(["key", ": ", "\n- ", "a", "\n- ", "key", ": ", "'q'"])
+@example(["key", ": ", "&x ", "[", "a", "]", "\n", "key", ": ", "*x"])
+def test_front_matter_values_are_pyyamls(pieces: list[str]) -> None:
+    """frontmatter.construct (strings, lists and string-keyed mappings made directly) builds
+    what PyYAML's SafeConstructor builds from each top-level value, or leaves it to it."""
+    from glossary_tool.load.frontmatter import construct
+
+    text = "key: " + "".join(pieces)
+    try:
+        root = yaml.compose(text, Loader=yaml.CSafeLoader)
+    except yaml.YAMLError:
+        return
+    if not isinstance(root, yaml.MappingNode):
+        return
+    # a fresh tree for each: PyYAML's constructor rewrites merge keys in the nodes it reads
+    again = yaml.compose(text, Loader=yaml.CSafeLoader)
+    for (_, value), (_, same) in zip(root.value, again.value, strict=True):
+        assert _constructed(value, construct) == _constructed(same, lambda n: yaml.constructor.SafeConstructor().construct_document(n))
+
+
+def test_front_matter_values_of_the_glossary() -> None:
+    from glossary_tool.load.frontmatter import construct
+
+    taken = 0
+    for path in sorted((REPO / "glossary").rglob("*.md")):
+        root = yaml.compose(path.read_text(encoding="utf-8").split("\n---\n", 1)[0].removeprefix("---\n"), Loader=yaml.CSafeLoader)
+        for _, value in root.value:
+            assert _constructed(value, construct) == _constructed(value, lambda n: yaml.constructor.SafeConstructor().construct_document(n))
+            taken += isinstance(value, yaml.SequenceNode) and _made_directly(value)
+    assert taken > 200  # the direct path is taken
+
+
+def _made_directly(node: yaml.Node) -> bool:
+    from glossary_tool.load import frontmatter
+
+    try:
+        frontmatter._plain(node, set(), 0)
+    except frontmatter._NotPlain:
+        return False
+    return True
+
+
+def test_other_pyyaml_releases_construct_with_pyyaml(monkeypatch) -> None:  # noqa: ANN001 - pytest fixture
+    """Under a PyYAML release nobody read, frontmatter.construct is PyYAML's constructor."""
+    from glossary_tool.load import frontmatter
+
+    assert frontmatter._read_for(yaml.__version__) and not frontmatter._read_for("9.9.0")
+    node = yaml.compose("[a, b]", Loader=yaml.CSafeLoader)
+    monkeypatch.setattr(frontmatter, "_plain", None)  # would raise if called
+    monkeypatch.setattr(frontmatter, "_PLAIN_KNOWN", False)
+    assert frontmatter.construct(node) == ["a", "b"]

@@ -84,7 +84,7 @@ def parse(path: str, text: str) -> FrontMatter:
         try:
             # built from the composed node: the same value as serializing it and loading it
             # again (as glossary_tool/commands/changed.py does), without the two extra passes
-            data[key] = yaml.constructor.SafeConstructor().construct_document(value_node)
+            data[key] = construct(value_node)
         except RecursionError:
             out.append(doc.diagnostic((key,), f"invalid YAML value for '{key}': nested too deeply", "yaml-syntax"))
             continue
@@ -92,6 +92,62 @@ def parse(path: str, text: str) -> FrontMatter:
             continue
         lines[key] = key_node.start_mark.line + 2
     return FrontMatter(data, lines, offset, body, tuple(out), yaml_text, doc)
+
+
+_STR, _SEQ, _MAP = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
+#: How deep :func:`construct` follows lists and mappings before it leaves a value to PyYAML.
+PLAIN_DEPTH = 16
+#: The PyYAML releases (major.minor) whose SafeConstructor :func:`construct` was read
+#: against: under any other, every value goes to PyYAML.
+PLAIN_READ_FOR = ("6.0",)
+
+
+def _read_for(version: str) -> bool:
+    return ".".join(version.split(".")[:2]) in PLAIN_READ_FOR
+
+
+_PLAIN_KNOWN = _read_for(yaml.__version__)
+
+
+class _NotPlain(Exception):
+    """A node :func:`construct` leaves to PyYAML's constructor."""
+
+
+def construct(node: yaml.Node) -> Any:
+    """``SafeConstructor().construct_document(node)``, made directly where ``node`` is a tree
+    of strings, lists and mappings with string keys in which no node occurs twice (a YAML
+    alias): all that a term's front matter holds. PyYAML's constructor builds every list
+    and mapping through a generator it resumes later and looks up a constructor per node:
+    for a term's aliases and sources that was a fifth of its front matter's parse. Any
+    other node (a number, a tag, an alias, a merge key, deeper than :data:`PLAIN_DEPTH`)
+    goes to PyYAML (tests/test_yaml_loader.py compares the two), and so does every node
+    under a PyYAML release :data:`PLAIN_READ_FOR` does not name."""
+    if _PLAIN_KNOWN:
+        try:
+            return _plain(node, set(), 0)
+        except _NotPlain:
+            pass
+    return yaml.constructor.SafeConstructor().construct_document(node)
+
+
+def _plain(node: yaml.Node, seen: set[int], depth: int) -> Any:
+    if id(node) in seen or depth > PLAIN_DEPTH:
+        raise _NotPlain
+    seen.add(id(node))
+    tag, kind = node.tag, type(node)
+    if tag == _STR and kind is yaml.ScalarNode:
+        return node.value  # construct_yaml_str
+    if tag == _SEQ and kind is yaml.SequenceNode:
+        return [_plain(child, seen, depth + 1) for child in node.value]
+    if tag == _MAP and kind is yaml.MappingNode:
+        mapping = {}
+        for key_node, value_node in node.value:  # in order: a repeated key's last value wins
+            if key_node.tag != _STR or type(key_node) is not yaml.ScalarNode:
+                raise _NotPlain  # a merge key (<<), a value key (=), a key that is no string
+            key = _plain(key_node, seen, depth + 1)
+            mapping[key] = _plain(value_node, seen, depth + 1)
+        return mapping
+    raise _NotPlain
 
 
 def validate(fm: FrontMatter, shape: schema.Record = schema.TERM) -> tuple[dict[str, Any], list[Diagnostic]]:

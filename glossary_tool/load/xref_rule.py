@@ -29,6 +29,7 @@ from markdown_it.rules_inline import StateInline
 from mdit_py_plugins.admon import admon_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 
+from glossary_tool.load import fast_normalize, fast_paragraph
 from glossary_tool.load.dispatch import _read_for_installed, dispatch_blocks
 from glossary_tool.load.fast_table import escaped_split
 from glossary_tool.load.tabs_rule import tabs_plugin
@@ -39,8 +40,15 @@ table_module = importlib.import_module("markdown_it.rules_block.table")
 # A target or anchor never holds brackets or a separator; `\|` is a separator too. The text
 # may hold anything but brackets. Newlines are allowed: inline content never holds a blank
 # line, so a newline inside an xref is a soft line break of the source.
-_NAME = r"(?:[^\[\]|#\\]|\\(?!\|))*"
-_ANCHOR = r"(?:[^\[\]|\\]|\\(?!\|))*"
+#
+# Each is written unrolled, runs of its plain characters joined by backslashes that do not
+# start ``\|``, rather than as ``(?:[^...]|\\(?!\|))*``: the same strings, tried longest
+# first in the same order, but Python's regex engine takes an alternation inside a repeat
+# one character at a time with a backtracking frame each, and a run of one character class
+# in a tight loop (:data:`XREF_RE` costs a third as much on a body; tests/test_xref_parser.py
+# compares the two forms on random text).
+_NAME = r"[^\[\]|#\\]*(?:\\(?!\|)[^\[\]|#\\]*)*"
+_ANCHOR = r"[^\[\]|\\]*(?:\\(?!\|)[^\[\]|\\]*)*"
 XREF_RE = re.compile(rf"\[\[(?P<target>{_NAME})(?:#(?P<anchor>{_ANCHOR}))?(?:\\?\|(?P<text>[^\[\]]*))?\]\](?P<suffix>[A-Za-z]*)")
 _SPACES = re.compile(r"\s+")
 
@@ -160,7 +168,9 @@ def make_parser(*, shortcuts: bool = True) -> MarkdownIt:
     (load/dispatch.py), plain inline content tokenized directly (load/plain_inline.py),
     tokens made without the dataclass constructor and the block state's line markers set up
     from ``str.split`` (load/fast_tokens.py), table rows split without a walk over every
-    character (load/fast_table.py). ``shortcuts=False``
+    character (load/fast_table.py), paragraphs cut out without the per-line helpers
+    (load/fast_paragraph.py), the source normalized only where it has a ``\r`` or NUL
+    (load/fast_normalize.py). ``shortcuts=False``
     gives markdown-it-py's own rule chains for the same dialect: what the tests compare with."""
     from glossary_tool.load.fast_tokens import fast_block_push
     from glossary_tool.load.plain_inline import plain_inline  # it reads XREF_RE from here
@@ -169,4 +179,6 @@ def make_parser(*, shortcuts: bool = True) -> MarkdownIt:
     md.use(xref_plugin).use(footnote_plugin).use(admon_plugin).use(tabs_plugin)
     if shortcuts and _read_for_installed():
         md.block.ruler.at("table", _fast_table_rule, {"alt": ["paragraph", "reference"]})
+        md.block.ruler.at("paragraph", fast_paragraph.paragraph)  # as the stock one, no alt
+        md.core.ruler.at("normalize", fast_normalize.normalize)
     return fast_block_push(plain_inline(dispatch_blocks(md))) if shortcuts else md
