@@ -473,17 +473,18 @@ def _locate_xrefs(lines: list[str], tokens: list[Token]) -> None:
     last_line = len(lines) - 1
     for token in tokens:
         # an xref child is a match in the token's own text: a token without "[[" has none
-        if token.type != "inline" or not token.children or "[[" not in token.content:
-            continue
-        xref_children = [c for c in token.children if c.type == "xref"]
-        if not xref_children:
+        if token.type != "inline" or "[[" not in token.content or not token.children:
             continue
         content = token.content
-        # An inline footnote (^[...]) arrives without a source map: its text is found in the body.
-        start_line = token.map[0] if token.map is not None else _first_line_holding(lines, content.split("\n")[0])
-        newlines = [m.start() for m in _NEWLINE.finditer(content)] if "\n" in content else []
-        bases: dict[int, int] = {}  # content line -> where it starts in its source line, found once (a line may hold 20,000 xrefs)
-        for child in xref_children:
+        start_line = -1  # set up at the token's first xref child: most children are not
+        for child in token.children:
+            if child.type != "xref":
+                continue
+            if start_line < 0:
+                # An inline footnote (^[...]) arrives without a source map: its text is found in the body.
+                start_line = token.map[0] if token.map is not None else _first_line_holding(lines, content.split("\n")[0])
+                newlines = [m.start() for m in _NEWLINE.finditer(content)] if "\n" in content else []
+                bases: dict[int, int] = {}  # content line -> where it starts in its source line, found once (a line may hold 20,000 xrefs)
             meta = child.meta
             pos = meta["pos"]
             if newlines:
@@ -503,10 +504,17 @@ def _locate_xrefs(lines: list[str], tokens: list[Token]) -> None:
                 base = bases[k] = source.find(content_line) if content_line else -1
             expected = base + (pos - line_start) if base >= 0 else -1
             begin = ends.get(body_line, 0)
-            col, length = -1, len(first)
             if expected >= begin and source.startswith(first, expected):
-                col = expected
+                if first is raw:  # the usual xref: written where the content puts it, on one line
+                    end_col = expected + len(raw)  # > begin: the furthest mark on its line
+                    meta["line"] = body_line  # the keys in the order below
+                    meta["col"] = expected
+                    meta["end_line"] = body_line
+                    meta["end_col"] = ends[body_line] = end_col
+                    continue
+                col, length = expected, len(first)
             else:
+                col, length = -1, len(first)
                 for variant in (first, first.replace("|", "\\|")):
                     found = source.find(variant, begin)
                     if found >= 0:
