@@ -31,7 +31,7 @@ from mdit_py_plugins.footnote import footnote_plugin
 
 from glossary_tool.load import fast_normalize, fast_paragraph
 from glossary_tool.load.dispatch import _read_for_installed, dispatch_blocks
-from glossary_tool.load.fast_table import escaped_split
+from glossary_tool.load.fast_table import escaped_split, table_rule
 from glossary_tool.load.tabs_rule import tabs_plugin
 
 # The submodule, not the function of the same name that markdown_it.rules_block exports.
@@ -131,8 +131,9 @@ def _table_with(split: Callable[[str], list[str]]) -> Callable[..., bool]:
 
 
 _table_rule = _table_with(_xref_aware_split)
-#: The parser's table rule when shortcuts are on (make_parser).
-_fast_table_rule = _table_with(_fast_xref_aware_split)
+#: The parser's table rule when shortcuts are on (make_parser): the stock rule written out
+#: (load/fast_table.py), splitting by ``escaped_split``.
+_fast_table_rule = table_rule(_fast_xref_aware_split)
 
 
 #: The class of the element around a deliberate ``[[``: the check for raw brackets skips it.
