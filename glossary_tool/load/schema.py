@@ -88,7 +88,10 @@ def loader_for(text: str) -> type:
     """The fast C loader, unless ``text`` has enough brackets or indentation to nest dangerously deep."""
     if _Loader is yaml.SafeLoader:
         return DeepSafeLoader
-    if text.count("[") + text.count("{") > C_SAFE_DEPTH or any(len(line) - len(line.lstrip(" \t-?:")) > 2 * C_SAFE_DEPTH for line in text.split("\n")):
+    if text.count("[") + text.count("{") > C_SAFE_DEPTH:
+        return DeepSafeLoader
+    # a line indented that deep is longer than that: a shorter text has none
+    if len(text) > 2 * C_SAFE_DEPTH and any(len(line) - len(line.lstrip(" \t-?:")) > 2 * C_SAFE_DEPTH for line in text.split("\n")):
         return DeepSafeLoader
     return _Loader
 
