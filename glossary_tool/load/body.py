@@ -96,8 +96,23 @@ def parse_once(text: str) -> tuple[Token, ...]:
     """:func:`parse_tokens` without keeping the result: for a text parsed once in a process
     (a generated page, a Markdown copy), whose stream would only crowd out the bodies'."""
     tokens = parser().parse(text)
-    _locate_xrefs(text.split("\n"), tokens)
+    lines = text.split("\n")
+    _locate_xrefs(lines, tokens)
+    _LAST_LINES[:] = (text, lines)
     return tuple(tokens)
+
+
+#: The text parse_once last split into lines, and its lines: parse_body, which parses a body
+#: (parse_once) and then reads its lines, takes them from here instead of splitting it again.
+#: Neither changes the list.
+_LAST_LINES: list[Any] = [None, None]
+
+
+def _lines(text: str) -> list[str]:
+    """``text.split("\n")``, the list parse_once made where it was the last text parsed."""
+    if _LAST_LINES[0] is text:
+        return _LAST_LINES[1]
+    return text.split("\n")
 
 
 def forget_tokens(bodies: Iterable[str] | None = None) -> None:
@@ -293,11 +308,11 @@ _BLOCK_KINDS = frozenset(("fence", "code_block", "html_block", "heading_open"))
 def parse_body(path: str, body: str, offset: int, *, is_term: bool = True) -> ParsedBody:
     """Parse ``body`` whose first line is file line ``offset + 1``."""
     out: list[Diagnostic] = []
-    lines = body.split("\n")
     try:
         tokens = list(parse_tokens(body))
     except RecursionError:
         return ParsedBody((), (), (), 0, (error(path, offset + 1, 1, "markdown-too-deep", "Markdown nesting is too deep to parse"),))
+    lines = _lines(body)
     deep = _truncated_at(body, tokens)
     if deep is not None:
         return ParsedBody((), (), (), 0, (error(path, offset + deep + 1, 1, "markdown-too-deep", f"lists or quotes nest too deeply here (the Markdown parser stops at {parser().options['maxNesting']} levels) and the text after it would be lost"),))
