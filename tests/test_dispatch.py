@@ -111,3 +111,18 @@ def test_underline_search_is_the_one_pattern(src: str) -> None:
     from glossary_tool.load import dispatch
 
     assert dispatch.could_underline(src) == (dispatch._UNDERLINE.search(src) is not None)
+
+
+def test_a_rule_changed_after_dispatch_rebuilds_the_chains() -> None:
+    """get_rules answers from the chains it built while the ruler keeps the compiled cache
+    they came from; a rule disabled or enabled later (the ruler drops its cache) is seen."""
+    text = "| a | b |\n|---|---|\n| c | d |\n\n---\n"
+    fast, stock = make_parser(), make_parser(shortcuts=False)
+    assert _tokens(fast, text) == _tokens(stock, text)
+    assert any(t["type"] == "table_open" for t in _tokens(fast, text))
+    fast.disable("table")
+    stock.disable("table")
+    assert not any(t["type"] == "table_open" for t in _tokens(fast, text))
+    assert _tokens(fast, text) == _tokens(stock, text)
+    fast.enable("table")
+    assert any(t["type"] == "table_open" for t in _tokens(fast, text))

@@ -151,16 +151,20 @@ def dispatch_blocks(md: MarkdownIt) -> MarkdownIt:
             rule.fn = _quick_lheading(rule.fn)
     ruler.__cache__ = None  # compiled again with the new function
     stock = ruler.getRules
-    built: dict[str, tuple[list[Any], list[BlockRule]]] = {}
+    # chain -> (the ruler's compiled cache it was built from, the one function). The ruler
+    # drops its cache (None) on every change and compiles a new dict when asked next: a
+    # chain built from the dict in place now is current, without asking the stock getRules
+    # (15 times a body).
+    built: dict[str, tuple[Any, list[BlockRule]]] = {}
 
     def get_rules(chain: str) -> list[BlockRule]:
-        base = stock(chain)
         cached = built.get(chain)
-        if cached is not None and cached[0] is base:
+        if cached is not None and cached[0] is ruler.__cache__:
             return cached[1]
+        base = stock(chain)  # compiles the cache where it was dropped
         names = {id(rule.fn): rule.name for rule in ruler.__rules__}
         single = [_chain([(names.get(id(fn), ""), fn) for fn in base])] if base else []
-        built[chain] = (base, single)
+        built[chain] = (ruler.__cache__, single)
         return single
 
     ruler.getRules = get_rules
