@@ -69,6 +69,24 @@ def test_the_parser_takes_the_shortcuts() -> None:
     assert _rule(STOCK, "paragraph").__module__ == "markdown_it.rules_block.paragraph"
     assert _core_rule(FAST, "normalize").__module__ == "glossary_tool.load.fast_normalize"
     assert _core_rule(STOCK, "normalize").__module__ == "markdown_it.rules_core.normalize"
+    assert _core_rule(FAST, "inline").__qualname__.startswith("plain_inline.")
+    assert _core_rule(STOCK, "inline").__module__ == "markdown_it.rules_core.inline"
+
+
+def test_text_join_leaves_the_plain_lists_alone() -> None:
+    """The core inline rule notes the children lists the plain path filled, and text_join
+    keeps exactly those (the same list objects) without looking into them."""
+    from markdown_it.rules_core.state_core import StateCore
+
+    from glossary_tool.load import plain_inline
+
+    state = StateCore("a [[x]] b\n\nc *d*\n", FAST, {})
+    for rule in FAST.core.ruler.getRules(""):
+        rule(state)
+    made = getattr(state, plain_inline._MADE)
+    inline = [t for t in state.tokens if t.type == "inline"]
+    assert [id(t.children) in made for t in inline] == [True, False]
+    assert [t.as_dict() for t in state.tokens] == [t.as_dict() for t in STOCK.parse("a [[x]] b\n\nc *d*\n")]
 
 
 def _core_rule(md: MarkdownIt, name: str):  # noqa: ANN202 - markdown-it's rule signature
@@ -258,6 +276,7 @@ def test_other_releases_keep_the_stock_parse(monkeypatch: pytest.MonkeyPatch) ->
     assert _table_rule(md).__module__ == "markdown_it.rules_block.table"
     assert _rule(md, "paragraph").__module__ == "markdown_it.rules_block.paragraph"
     assert _core_rule(md, "normalize").__module__ == "markdown_it.rules_core.normalize"
+    assert _core_rule(md, "inline").__module__ == "markdown_it.rules_core.inline"
 
 
 @settings(max_examples=800, deadline=None)

@@ -111,15 +111,22 @@ def _nothing_to_join(children: list[Token]) -> bool:
     return True
 
 
+#: The StateCore attribute where :func:`plain_inline`'s core ``inline`` rule leaves the
+#: children lists the plain path made (by id, each held): text_join leaves them as they are.
+_MADE = "_glossary_plain_children"
+
+
 def text_join(state: StateCore) -> None:
     """markdown-it's ``text_join`` core rule, which copies every inline token's children into
     a new list as it joins them; where there is nothing to join (all that the plain path
-    makes) the children are left as they are, an equal list."""
+    makes: no text_special, no two texts in a row, no nested children) the children are
+    left as they are, an equal list."""
+    made: dict[int, list[Token]] = getattr(state, _MADE, None) or {}
     for token in state.tokens:
         if token.type != "inline":
             continue
         children = token.children or []
-        if _nothing_to_join(children):
+        if made.get(id(children)) is children or _nothing_to_join(children):
             token.children = children
             continue
         for child in children:
@@ -150,7 +157,30 @@ def plain_inline(md: MarkdownIt) -> MarkdownIt:
                 return tokens
         return stock(src, md, env, tokens)
 
+    def inline(state: StateCore) -> None:
+        """markdown-it's ``inline`` core rule (4.3) with the plain path taken here: one
+        ``maxNesting`` read a document instead of a parse call and a read per inline token,
+        and the lists it fills noted for :func:`text_join`."""
+        made: dict[int, list[Token]] = {}
+        setattr(state, _MADE, made)
+        plain = md.options["maxNesting"] > 0  # at 0 no rule runs at all
+        for token in state.tokens:
+            if token.type == "inline":
+                if token.children is None:
+                    token.children = []
+                children = token.children
+                if plain and not children:
+                    found = plain_children(token.content)
+                    if found is not None:
+                        children.extend(found)
+                        made[id(children)] = children
+                        continue
+                stock(token.content, md, state.env, children)
+
     md.inline.parse = parse  # type: ignore[method-assign]
-    if "text_join" in _rule_names(md.core.ruler):
+    names = _rule_names(md.core.ruler)
+    if "text_join" in names:
         md.core.ruler.at("text_join", text_join)
+        if "inline" in names:
+            md.core.ruler.at("inline", inline)
     return md
