@@ -122,3 +122,31 @@ def test_other_pyyaml_releases_construct_with_pyyaml(monkeypatch) -> None:  # no
     monkeypatch.setattr(frontmatter, "_plain", None)  # would raise if called
     monkeypatch.setattr(frontmatter, "_PLAIN_KNOWN", False)
     assert frontmatter.construct(node) == ["a", "b"]
+
+
+FRONT_PIECES = st.sampled_from(["---", "...", "\n", " ", "\t", "\r", "\x0b", "\x1c", "\u00a0", "\u2028", "a", "-", ".", "--- x", "title: a"])
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(FRONT_PIECES, max_size=14), st.booleans())
+@example(["\n", "---", "\n", "body"], True)
+@example(["---"], True)
+@example([" \u00a0\n", "..."], True)
+def test_front_matter_split_is_the_line_walk(pieces: list[str], opened: bool) -> None:
+    """frontmatter.split (one search for the closing line, slices) cuts every text where the
+    walk over its lines does: yaml text, body offset, body and diagnostics."""
+    from glossary_tool.load.frontmatter import split, split_by_lines
+
+    text = ("---\n" if opened else "") + "".join(pieces)
+    assert split("p.md", text) == split_by_lines("p.md", text)
+
+
+def test_front_matter_split_on_real_terms() -> None:
+    from glossary_tool.load.frontmatter import split, split_by_lines
+
+    paths = sorted((Path(__file__).resolve().parent.parent / "glossary").rglob("*.md"))
+    assert len(paths) > 100
+    for path in paths:
+        text = path.read_text(encoding="utf-8")
+        assert split(path.name, text) == split_by_lines(path.name, text)
+        assert split(path.name, text)[0] is not None or path.name == "index.md"
