@@ -355,9 +355,18 @@ def parse_body(path: str, body: str, offset: int, *, is_term: bool = True) -> Pa
                 out.append(warning(path, line, 1, "h1-in-body", "do not start a section with '#': the page title comes from the 'title' field; use '##'"))
 
     prose = [line for i, line in enumerate(lines) if i not in code_lines]
-    prose_text = XREF_RE.sub(lambda m: (m.group("text") or m.group("target")) + m.group("suffix"), "\n".join(prose))
+    prose_text = XREF_RE.sub(_shown, "\n".join(prose))
     return ParsedBody(tuple(xrefs), tuple(headings), tuple(snippets), _count_words(prose_text), tuple(out))
 
+
+def _shown(match: re.Match[str]) -> str:
+    """An xref as a reader sees it: its text (else its target) and suffix. By group number
+    (XREF_RE's groups: target, anchor, text, suffix): a subscript, not a method call with a
+    name looked up, for each of a body's xrefs."""
+    return (match[3] or match[1]) + match[4]
+
+
+assert tuple(XREF_RE.groupindex) == ("target", "anchor", "text", "suffix")
 
 #: Each ASCII character as a word sees it: a letter or digit as ``a``, whitespace (as
 #: ``str.isspace`` and the regex ``\s`` see it) as a space, anything else deleted.

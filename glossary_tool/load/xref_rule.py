@@ -51,6 +51,7 @@ _NAME = r"[^\[\]|#\\]*(?:\\(?!\|)[^\[\]|#\\]*)*"
 _ANCHOR = r"[^\[\]|\\]*(?:\\(?!\|)[^\[\]|\\]*)*"
 XREF_RE = re.compile(rf"\[\[(?P<target>{_NAME})(?:#(?P<anchor>{_ANCHOR}))?(?:\\?\|(?P<text>[^\[\]]*))?\]\](?P<suffix>[A-Za-z]*)")
 _SPACES = re.compile(r"\s+")
+assert tuple(XREF_RE.groupindex) == ("target", "anchor", "text", "suffix") and XREF_RE.groups == 4
 
 
 def _squash(text: str) -> str:
@@ -65,7 +66,7 @@ def _squash(text: str) -> str:
 def parse_xref(match: re.Match[str], pos: int | None = None) -> dict[str, Any]:
     """An xref token's meta: its names squashed (:func:`_squash`), led by ``"pos"`` where
     ``pos`` is given (the xref's offset in its inline content, as the token records it)."""
-    target, anchor, text, suffix = match.group("target", "anchor", "text", "suffix")
+    target, anchor, text, suffix = match.groups()  # the four groups, in this order
     meta: dict[str, Any] = {} if pos is None else {"pos": pos}
     meta["target"] = _squash(target)
     meta["anchor"] = (_squash(anchor) or None) if anchor else None
