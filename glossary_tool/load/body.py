@@ -98,21 +98,21 @@ def parse_once(text: str) -> tuple[Token, ...]:
     tokens = parser().parse(text)
     lines = text.split("\n")
     _locate_xrefs(lines, tokens)
-    _LAST_LINES[:] = (text, lines)
+    global _LAST_LINES
+    _LAST_LINES = (text, lines)  # one assignment: a thread reading it sees a matching pair
     return tuple(tokens)
 
 
 #: The text parse_once last split into lines, and its lines: parse_body, which parses a body
 #: (parse_once) and then reads its lines, takes them from here instead of splitting it again.
 #: Neither changes the list.
-_LAST_LINES: list[Any] = [None, None]
+_LAST_LINES: tuple[str | None, list[str]] = (None, [])
 
 
 def _lines(text: str) -> list[str]:
     """``text.split("\n")``, the list parse_once made where it was the last text parsed."""
-    if _LAST_LINES[0] is text:
-        return _LAST_LINES[1]
-    return text.split("\n")
+    last, lines = _LAST_LINES
+    return lines if last is text else text.split("\n")
 
 
 def forget_tokens(bodies: Iterable[str] | None = None) -> None:
