@@ -224,3 +224,51 @@ def test_file_level_problems(make_glossary, tmp_path):
         assert expected in by_path, expected
     (enc,) = find(diags, "file-encoding")
     assert (enc.line, enc.col) == (2, 11)
+
+
+def test_a_quote_ending_the_file_without_a_newline_checks_and_renders(make_glossary, capsys):
+    """mdit_py_plugins' admonition rule read past the end of a source whose last line is an
+    empty quote line with no newline after it (an IndexError, so a traceback from `check`):
+    a body is parsed with a final newline, which changes no block and no line map."""
+    from glossary_tool.emit.links import RelativeLinker, term_src
+    from glossary_tool.emit.render import RenderOptions, render_body
+    from glossary_tool.load.body import parse_once
+
+    tail = "> | a |\n> | - |\n> "
+    root = make_glossary(trio({"warp": "\n" + tail}))
+    warp = root / "glossary" / "device-software" / "warp.md"
+    warp.write_text(warp.read_text(encoding="utf-8").rstrip("\n") + "\n\n" + tail, encoding="utf-8")
+    assert main(["--root", str(root), "check"]) == 0
+    assert "Traceback" not in capsys.readouterr().err
+    loaded = load_project(root, cache=False)
+    term = loaded.glossary.terms["warp"]
+    assert term.body.endswith("> ")
+    html = render_body(term, RenderOptions(loaded.glossary, RelativeLinker(term_src(term)), None)).html
+    assert "<table>" in html and "<blockquote>" in html
+    for text in ("A [[thread]] list:\n\n- one\n- two", "> quoted\n> ", "| a |\n| - |\n| [[warp]] |", "# Head\n\ntext"):
+        with_newline, without = parse_once(text + "\n"), parse_once(text)
+        assert [(t.type, t.map, t.content, t.meta) for t in without] == [(t.type, t.map, t.content, t.meta) for t in with_newline], text
+
+
+def test_a_parser_failure_is_a_diagnostic_at_the_body(make_glossary, monkeypatch):
+    """Whatever the Markdown parser raises on a body becomes an error at the body's first
+    line, never a traceback."""
+    from glossary_tool.load import body
+
+    class Broken:
+        options = {"maxNesting": 20}
+
+        def parse(self, text: str) -> list:
+            raise IndexError("string index out of range")
+
+    root = make_glossary(trio())
+    body.forget_tokens()
+    monkeypatch.setattr(body, "parser", lambda: Broken())
+    found = find(diagnostics(root), "markdown-unparsable")
+    first_body_line = {}
+    for path in (root / "glossary").glob("*/*.md"):
+        lines = path.read_text(encoding="utf-8").split("\n")
+        first_body_line[path.relative_to(root).as_posix()] = lines.index("---", 1) + 2
+    assert sorted((d.path, d.line) for d in found) == sorted(first_body_line.items())
+    assert not load_project(root, cache=False).glossary.terms, "no later stage sees a body the parser failed on"
+    assert all("IndexError" in d.message for d in found)

@@ -95,7 +95,11 @@ def parse_tokens(body: str) -> tuple[Token, ...]:
 def parse_once(text: str) -> tuple[Token, ...]:
     """:func:`parse_tokens` without keeping the result: for a text parsed once in a process
     (a generated page, a Markdown copy), whose stream would only crowd out the bodies'."""
-    tokens = parser().parse(text)
+    # Parsed with a final "\n" where the text has none: the same blocks and line maps (no
+    # line starts after a final "\n"), and mdit_py_plugins' admonition rule (0.7) reads past
+    # the end of a source whose last line is an empty quote line without one ("> | a |\n>
+    # | - |\n> " raised IndexError, a traceback from `glossary check`).
+    tokens = parser().parse(text if not text or text.endswith("\n") else text + "\n")
     lines = text.split("\n")
     _locate_xrefs(lines, tokens)
     global _LAST_LINES
@@ -312,6 +316,8 @@ def parse_body(path: str, body: str, offset: int, *, is_term: bool = True) -> Pa
         tokens = list(parse_tokens(body))
     except RecursionError:
         return ParsedBody((), (), (), 0, (error(path, offset + 1, 1, "markdown-too-deep", "Markdown nesting is too deep to parse"),))
+    except Exception as exc:  # a parser or plugin bug on this text: a diagnostic, never a traceback
+        return ParsedBody((), (), (), 0, (error(path, offset + 1, 1, "markdown-unparsable", f"the Markdown parser failed on this body ({type(exc).__name__}: {exc}); simplify its Markdown and report the text as a bug"),))
     lines = _lines(body)
     deep = _truncated_at(body, tokens)
     if deep is not None:

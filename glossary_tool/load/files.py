@@ -202,6 +202,8 @@ def parse_term(file: TermFile) -> tuple[Term | None, tuple[Diagnostic, ...]]:
     out.extend(problems)
     body = parse_body(file.shown, fm.body, fm.body_offset)
     out.extend(body.diagnostics)
+    if any(d.code == "markdown-unparsable" for d in body.diagnostics):
+        return None, tuple(out)  # every later stage would parse the body again and fail the same way
     return term_from(file.slug, file.section, file.shown, clean, fm, body), tuple(out)
 
 
