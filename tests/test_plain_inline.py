@@ -282,20 +282,20 @@ def test_other_releases_keep_the_stock_parse(monkeypatch: pytest.MonkeyPatch) ->
 @settings(max_examples=800, deadline=None)
 @given(st.text(st.sampled_from(["a", "Z", "9", " ", "\t", "\n", "\x0b", "\x1c", "\x1f", ".", "-", "|", "[", "_", "*", "é", "\u00a0", "\x85", "\x7f", "\x00"]), max_size=20))
 def test_word_count_without_the_regex_is_count_words(text: str) -> None:
-    """body._count_words (ASCII text: punctuation deleted, then one split) counts the words
-    text.count_words counts, whitespace of every kind and non-ASCII text included."""
-    from glossary_tool.text import count_words
+    """text.count_words (ASCII text: punctuation deleted, then word starts counted) counts the
+    words a split and the regex count, whitespace of every kind and non-ASCII text included."""
+    from glossary_tool.text import _count_words_by_split, count_words
 
-    assert body_module._count_words(text) == count_words(text)
+    assert count_words(text) == _count_words_by_split(text)
 
 
 def test_word_count_on_real_bodies() -> None:
-    from glossary_tool.text import count_words
+    from glossary_tool.text import _count_words_by_split, count_words
 
     bodies = [text for _, text in _bodies(REPO / "glossary")]
     assert sum(text.isascii() for text in bodies) > 10  # the translate path is taken
     for text in bodies:
-        assert body_module._count_words(text) == count_words(text)
+        assert count_words(text) == _count_words_by_split(text)
 
 
 @settings(max_examples=400, deadline=None)

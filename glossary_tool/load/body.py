@@ -362,7 +362,7 @@ def parse_body(path: str, body: str, offset: int, *, is_term: bool = True) -> Pa
 
     prose = [line for i, line in enumerate(lines) if i not in code_lines]
     prose_text = XREF_RE.sub(_shown, "\n".join(prose))
-    return ParsedBody(tuple(xrefs), tuple(headings), tuple(snippets), _count_words(prose_text), tuple(out))
+    return ParsedBody(tuple(xrefs), tuple(headings), tuple(snippets), count_words(prose_text), tuple(out))
 
 
 def _shown(match: re.Match[str]) -> str:
@@ -373,27 +373,6 @@ def _shown(match: re.Match[str]) -> str:
 
 
 assert tuple(XREF_RE.groupindex) == ("target", "anchor", "text", "suffix")
-
-#: Each ASCII character as a word sees it: a letter or digit as ``a``, whitespace (as
-#: ``str.isspace`` and the regex ``\s`` see it) as a space, anything else deleted.
-_WORD_CLASSES = {c: ord("a") if chr(c).isalnum() else ord(" ") if chr(c).isspace() else None for c in range(128)}
-
-
-def _count_words(text: str) -> int:
-    """:func:`glossary_tool.text.count_words` of ``text``, for ASCII text without its regex
-    and without a string per word.
-
-    Deleting every character that is neither a letter, a digit nor whitespace leaves each
-    word that holds a letter or digit a (shorter) run of letters and digits, and removes
-    each other word whole, without joining or splitting any: the runs left are the words
-    count_words counts. With letters and digits made ``a`` and whitespace a space, a run
-    starts at the beginning or right after a space (`` a``). ``str.translate`` (a table
-    lookup per ASCII character) and ``str.count`` cost a fifth of the split and the regex
-    scan (tests/test_plain_inline.py compares the two)."""
-    if not text.isascii():
-        return count_words(text)
-    classes = text.translate(_WORD_CLASSES)
-    return classes.count(" a") + classes.startswith("a")
 
 
 def unique_anchor(anchor: str, seen: dict[str, int]) -> str:

@@ -96,8 +96,7 @@ def _read_regular(name: str, size: int) -> bytes:
     this is three. On a local file system a regular file's read returns fewer bytes than asked only
     at its end, so one read of ``size + 1`` bytes that brings exactly ``size`` is the whole
     file. Any other count (a file that grew or shrank since, or a file system that returns
-    short reads) reads on to the end. Half the time of reading 5,000 term files, a step a
-    cold check runs before its parse workers start.
+    short reads) reads on to the end. Half the time of reading 5,000 term files.
     """
     fd = os.open(name, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     try:
