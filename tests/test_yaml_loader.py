@@ -127,6 +127,22 @@ def test_other_pyyaml_releases_construct_with_pyyaml(monkeypatch) -> None:  # no
 FRONT_PIECES = st.sampled_from(["---", "...", "\n", " ", "\t", "\r", "\x0b", "\x1c", "\u00a0", "\u2028", "a", "-", ".", "--- x", "title: a"])
 
 
+def split_by_lines(path: str, text: str) -> tuple[str | None, int, str, list]:
+    """frontmatter.split as it was written, a walk over the file's lines: what the one search
+    and the slices must agree with."""
+    from glossary_tool.diagnostics import error
+
+    lines = text.split("\n")
+    if not lines or lines[0].rstrip() != "---":
+        return None, 0, text, [error(path, 1, 1, "frontmatter-missing", "file must start with a '---' line opening the YAML front matter")]
+    for index in range(1, len(lines)):
+        if lines[index].rstrip() in ("---", "..."):
+            yaml_text = "\n".join(lines[1:index])
+            body = "\n".join(lines[index + 1 :])
+            return yaml_text, index + 1, body, []
+    return None, 0, text, [error(path, 1, 1, "frontmatter-unterminated", "front matter opened with '---' on line 1 is never closed by a '---' line")]
+
+
 @settings(max_examples=1500, deadline=None)
 @given(st.lists(FRONT_PIECES, max_size=14), st.booleans())
 @example(["\n", "---", "\n", "body"], True)
@@ -135,14 +151,14 @@ FRONT_PIECES = st.sampled_from(["---", "...", "\n", " ", "\t", "\r", "\x0b", "\x
 def test_front_matter_split_is_the_line_walk(pieces: list[str], opened: bool) -> None:
     """frontmatter.split (one search for the closing line, slices) cuts every text where the
     walk over its lines does: yaml text, body offset, body and diagnostics."""
-    from glossary_tool.load.frontmatter import split, split_by_lines
+    from glossary_tool.load.frontmatter import split
 
     text = ("---\n" if opened else "") + "".join(pieces)
     assert split("p.md", text) == split_by_lines("p.md", text)
 
 
 def test_front_matter_split_on_real_terms() -> None:
-    from glossary_tool.load.frontmatter import split, split_by_lines
+    from glossary_tool.load.frontmatter import split
 
     paths = sorted((Path(__file__).resolve().parent.parent / "glossary").rglob("*.md"))
     assert len(paths) > 100

@@ -50,8 +50,8 @@ def split(path: str, text: str) -> tuple[str | None, int, str, list[Diagnostic]]
 
     The first line after line 1 whose ``rstrip()`` is ``---`` or ``...`` closes the front
     matter: found by one search and cut out with slices, where splitting the file into lines
-    and joining the body's again cost a body's worth of strings (:func:`split_by_lines`, the
-    same answer: tests/test_yaml_loader.py compares the two)."""
+    and joining the body's again cost a body's worth of strings (the same answer:
+    tests/test_yaml_loader.py compares the two)."""
     first_end = text.find("\n")
     if (text if first_end < 0 else text[:first_end]).rstrip() != "---":
         return None, 0, text, [error(path, 1, 1, "frontmatter-missing", "file must start with a '---' line opening the YAML front matter")]
@@ -61,19 +61,6 @@ def split(path: str, text: str) -> tuple[str | None, int, str, list[Diagnostic]]
     start, end = closing.span()
     yaml_text = text[first_end + 1 : start - 1] if start > first_end + 1 else ""
     return yaml_text, text.count("\n", 0, start) + 1, text[end + 1 :], []
-
-
-def split_by_lines(path: str, text: str) -> tuple[str | None, int, str, list[Diagnostic]]:
-    """:func:`split` as a walk over the file's lines (what it was written as)."""
-    lines = text.split("\n")
-    if not lines or lines[0].rstrip() != "---":
-        return None, 0, text, [error(path, 1, 1, "frontmatter-missing", "file must start with a '---' line opening the YAML front matter")]
-    for index in range(1, len(lines)):
-        if lines[index].rstrip() in ("---", "..."):
-            yaml_text = "\n".join(lines[1:index])
-            body = "\n".join(lines[index + 1 :])
-            return yaml_text, index + 1, body, []
-    return None, 0, text, [error(path, 1, 1, "frontmatter-unterminated", "front matter opened with '---' on line 1 is never closed by a '---' line")]
 
 
 def parse(path: str, text: str) -> FrontMatter:
