@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 from markdown_it.common.utils import MD_TRIM_CHARS
 from markdown_it.rules_block import StateBlock
@@ -116,15 +117,7 @@ def table_rule(split: Callable[[str], list[str]]) -> Callable[[StateBlock, int, 
         token.map = [startLine, startLine + 1]
         token = push("tr_open", "tr", 1)
         token.map = [startLine, startLine + 1]
-        for i in range(columnCount):
-            token = push("th_open", "th", 1)
-            if styles[i] is not None:
-                token.attrs = dict(styles[i])
-            token = push("inline", "", 0)
-            token.map = [startLine, startLine + 1]
-            token.content = columns[i].strip(MD_TRIM_CHARS)
-            token.children = []
-            push("th_close", "th", -1)
+        _push_cells(push, "th", styles, columns, startLine)
         push("tr_close", "tr", -1)
         push("thead_close", "thead", -1)
 
@@ -159,16 +152,7 @@ def table_rule(split: Callable[[str], list[str]]) -> Callable[[StateBlock, int, 
                 token.map = tbodyLines = [startLine + 2, 0]
             token = push("tr_open", "tr", 1)
             token.map = [nextLine, nextLine + 1]
-            present = len(columns)
-            for i in range(columnCount):
-                token = push("td_open", "td", 1)
-                if styles[i] is not None:
-                    token.attrs = dict(styles[i])
-                token = push("inline", "", 0)
-                token.map = [nextLine, nextLine + 1]
-                token.content = columns[i].strip(MD_TRIM_CHARS) if i < present else ""
-                token.children = []
-                push("td_close", "td", -1)
+            _push_cells(push, "td", styles, columns, nextLine)
             push("tr_close", "tr", -1)
             nextLine += 1
 
@@ -182,3 +166,19 @@ def table_rule(split: Callable[[str], list[str]]) -> Callable[[StateBlock, int, 
         return True
 
     return table
+
+
+def _push_cells(push: Callable[..., Any], tag: str, styles: list[dict[str, str] | None], columns: list[str], line: int) -> None:
+    """A row's cells as the stock rule pushes them: ``tag`` (``th`` or ``td``) with its
+    column's alignment, an inline token of the cell's trimmed text (empty for a column the
+    row lacks) on ``line``, and the close; one cell per entry of ``styles``."""
+    present = len(columns)
+    for i, style in enumerate(styles):
+        token = push(f"{tag}_open", tag, 1)
+        if style is not None:
+            token.attrs = dict(style)
+        token = push("inline", "", 0)
+        token.map = [line, line + 1]
+        token.content = columns[i].strip(MD_TRIM_CHARS) if i < present else ""
+        token.children = []
+        push(f"{tag}_close", tag, -1)
