@@ -122,7 +122,7 @@ def test_pdf_has_bookmarks_toc_and_links(make_glossary, tmp_path):
 
 
 def test_pdf_is_laid_out_and_joined_with_the_cycle_collector_paused(make_glossary, tmp_path, monkeypatch):
-    """WeasyPrint's layouts and pypdf's join run with Python's cycle collector off (it walked
+    """WeasyPrint's layouts and the join run with Python's cycle collector off (it walked
     their millions of live objects again and again: BENCHMARKS.md, pdf41), and it is back on
     once the book is written."""
     import gc
@@ -157,6 +157,27 @@ def test_pdf_without_weasyprint_gives_a_clear_message(make_glossary, tmp_path, m
     assert main(["--root", str(root), "export", "pdf", "--out", str(tmp_path / "x.pdf")]) == 1
     err = capsys.readouterr().err
     assert "libpango" in err and "Traceback" not in err
+    assert not (tmp_path / "x.pdf").exists()
+
+
+def test_pdf_without_pikepdf_gives_a_clear_message(make_glossary, tmp_path, monkeypatch, capsys):
+    """pikepdf joins the laid-out parts: without it the export says what to install, before
+    any layout, and writes nothing."""
+    pytest.importorskip("weasyprint")
+    real_import = builtins.__import__
+
+    def fake_import(name, *args, **kwargs):
+        if name == "pikepdf" or name.startswith("pikepdf."):
+            raise ImportError("No module named 'pikepdf'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", fake_import)
+    root = make_glossary(trio())
+    with pytest.raises(BookError, match="pip install pikepdf"):
+        export_pdf(load_project(root), tmp_path / "x.pdf")
+    assert main(["--root", str(root), "export", "pdf", "--out", str(tmp_path / "x.pdf")]) == 1
+    err = capsys.readouterr().err
+    assert "pikepdf" in err and "Traceback" not in err
     assert not (tmp_path / "x.pdf").exists()
 
 

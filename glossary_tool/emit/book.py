@@ -452,6 +452,10 @@ def pdf_bytes(book: Book, base: Path) -> bytes:
         raise BookError(
             f"PDF export needs WeasyPrint and its system libraries (Debian: apt-get install libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz0b fonts-dejavu-core; then pip install weasyprint): {exc}"
         ) from exc
+    try:
+        import pikepdf  # noqa: F401  (joins the laid-out parts: emit/book_pdf.py join)
+    except ImportError as exc:
+        raise BookError(f"PDF export needs pikepdf to join the book's parts (pip install 'gpu-glossary[pdf]', or pip install pikepdf): {exc}") from exc
     return render_book(book.title, (LICENSE, book.site_url), pdf_chapters(book), CSS, str(base))
 
 

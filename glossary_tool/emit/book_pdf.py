@@ -13,7 +13,7 @@ gives exactly the pages the single document gave; what spans the book is done ap
    with each entry's number written out, are laid out in a child while this process lays out
    the stamps' "sheet" (one page per distinct running head, and page numbers of each length,
    in the body's page style) and joins the parts.
-3. pypdf joins the pages and draws each page's stamp over it as a form XObject: the sheet's
+3. qpdf (through pikepdf) joins the pages and draws each page's stamp over it as a form XObject: the sheet's
    page for its running head, and its number written with the sheet's font at the place the
    sheet's number of that length took (no per-page layout: laying out a page of margin boxes
    for each of the ~680 body pages took 10 s). It turns links into other parts (written
@@ -28,7 +28,6 @@ number of cores: that only sets how many parts are laid out at once.
 from __future__ import annotations
 
 import gc
-import hashlib
 import html
 import io
 import re
@@ -366,10 +365,9 @@ def render_book(title: str, lines: Sequence[str], chapters: Sequence[Chapter], c
     stamps' sheet and joins the parts.
 
     Python's cycle collector is paused throughout (in the forked children too): WeasyPrint
-    makes millions of boxes, styles and text layouts, and pypdf hundreds of thousands of PDF
-    objects, that stay alive until the document is written, and every few hundred
-    allocations the collector walked them again: 2.9 s of a part's 35 s of CPU and 0.8-0.9 s
-    of the join's 4.3-5 s (the same bytes). The parts are laid out in children (``_parallel``),
+    makes millions of boxes, styles and text layouts that stay alive until the document is
+    written, and every few hundred allocations the collector walked them again: 2.9 s of a
+    part's 35 s of CPU (the same bytes). The parts are laid out in children (``_parallel``),
     which take what their documents left in cycles (about half a million objects) with them
     when they exit: kept through the join, those raised the peak from 372 to 451 MB."""
     from glossary_tool.load.cache import paused_gc
@@ -425,33 +423,32 @@ class _Folio:
 _X, _GLYPHS = b"/GlossaryFolioX", b"/GlossaryFolioGlyphs"
 
 
-def _folio(sheet: Any, pages: Sequence[Any], lengths: int) -> _Folio:
-    """Read from the sheet's number pages (every digit, then "0", "00", ...) what a page
-    number needs: WeasyPrint draws a number as one text-showing operator, in a CID font whose
-    widths the font dictionary lists."""
-    from pypdf.generic import ArrayObject, ContentStream, NameObject
+def _folio(pages: Sequence[Any], lengths: int) -> _Folio:
+    """Read from the sheet's number pages (pikepdf pages: every digit, then "0", "00", ...)
+    what a page number needs: WeasyPrint draws a number as one text-showing operator, in a
+    CID font whose widths the font dictionary lists."""
+    from pikepdf import Array, ContentStreamInstruction, Name, Operator, String, parse_content_stream, unparse_content_stream
 
-    def text(page: Any) -> tuple[ContentStream, int, int, bytes, float, Any]:
-        content = ContentStream(page.get_contents(), sheet)
-        ops = content.operations
-        shown = [i for i, (_, op) in enumerate(ops) if op == b"TJ"]
+    def text(page: Any) -> tuple[list[Any], int, int, bytes, float, list[Any]]:
+        ops = list(parse_content_stream(page))
+        shown = [i for i, op in enumerate(ops) if op.operator == Operator("TJ")]
         if len(shown) != 1:
             raise ValueError(f"a page number of the stamps' sheet is drawn by {len(shown)} TJ operators, not 1")
-        at = max(i for i in range(shown[0]) if ops[i][1] == b"Tm")
-        font = next(ops[i][0] for i in range(shown[0], -1, -1) if ops[i][1] == b"Tf")
-        glyphs = b"".join(item.original_bytes for item in ops[shown[0]][0][0] if hasattr(item, "original_bytes"))
-        return content, shown[0], at, glyphs, float(ops[at][0][4]), font
+        at = max(i for i in range(shown[0]) if ops[i].operator == Operator("Tm"))
+        font = next(list(ops[i].operands) for i in range(shown[0], -1, -1) if ops[i].operator == Operator("Tf"))
+        glyphs = b"".join(bytes(item) for item in ops[shown[0]].operands[0] if isinstance(item, String))
+        return ops, shown[0], at, glyphs, float(ops[at].operands[4]), font
 
-    content, shown, at, glyphs, _x, font = text(pages[0])
+    ops, shown, at, glyphs, _x, font = text(pages[0])
     if len(glyphs) != 2 * len(DIGITS):
         raise ValueError(f"the stamps' sheet drew the ten digits as {len(glyphs)} bytes, not two a glyph")
     gids = {digit: glyphs[2 * i : 2 * i + 2] for i, digit in enumerate(DIGITS)}
-    cid_font = pages[0]["/Resources"]["/Font"][font[0]]["/DescendantFonts"][0].get_object()
+    cid_font = pages[0].obj.Resources.Font[font[0]].DescendantFonts[0]
     advance: dict[int, float] = {}
-    w = list(cid_font.get("/W", []))
+    w = list(cid_font.get("/W", Array()))
     i = 0
     while i < len(w):
-        if isinstance(w[i + 1], list):
+        if isinstance(w[i + 1], Array):
             advance.update((int(w[i]) + k, float(v)) for k, v in enumerate(w[i + 1]))
             i += 2
         else:
@@ -461,11 +458,9 @@ def _folio(sheet: Any, pages: Sequence[Any], lengths: int) -> _Folio:
     size = float(font[1])
     widths = {digit: advance.get(int.from_bytes(gid, "big"), default) * size / 1000 for digit, gid in gids.items()}
     xs = {n: text(page)[4] for n, page in enumerate(pages[1 : lengths + 1], start=1)}
-    ops = content.operations
-    ops[at] = (ops[at][0][:4] + [NameObject(_X.decode()), ops[at][0][5]], b"Tm")
-    ops[shown] = ([ArrayObject([NameObject(_GLYPHS.decode())])], b"TJ")
-    content.operations = ops
-    return _Folio(content.get_data(), {d: gid.hex().encode() for d, gid in gids.items()}, widths, xs)
+    ops[at] = ContentStreamInstruction([*list(ops[at].operands)[:4], Name(_X.decode()), ops[at].operands[5]], Operator("Tm"))
+    ops[shown] = ContentStreamInstruction([Array([Name(_GLYPHS.decode())])], Operator("TJ"))
+    return _Folio(unparse_content_stream(ops), {d: gid.hex().encode() for d, gid in gids.items()}, widths, xs)
 
 
 def _stamp(folio: _Folio, head: bytes, number: str) -> bytes:
@@ -475,55 +470,93 @@ def _stamp(folio: _Folio, head: bytes, number: str) -> bytes:
     return b"q\n" + head + b"\nQ\nq\n" + drawn + b"\nQ\n"
 
 
+def _contents(page: Any) -> bytes:
+    """A pikepdf page's content, decoded: its one stream, or its streams joined by newlines."""
+    contents = page.obj.Contents
+    if isinstance(contents, _pikepdf().Array):
+        return b"\n".join(part.read_bytes() for part in contents)
+    return contents.read_bytes()
+
+
+def _pikepdf() -> Any:
+    import pikepdf
+
+    return pikepdf
+
+
+def _outline(book: Any, parent: Any, entries: Sequence[tuple[str, Any, Sequence[Any], bool]]) -> tuple[list[Any], int]:
+    """Outline items for ``entries`` (label, destination, children, closed) under ``parent``,
+    linked as siblings, and how many items they show (themselves and, where open, what
+    their children show): each /Count as the PDF reference (12.3.3) defines it."""
+    from pikepdf import Dictionary, String
+
+    items = [book.make_indirect(Dictionary(Title=String(label), Parent=parent, Dest=dest)) for label, dest, _children, _closed in entries]
+    shown = len(items)
+    for i, (item, (_label, _dest, children, closed)) in enumerate(zip(items, entries, strict=True)):
+        if i > 0:
+            item.Prev = items[i - 1]
+        if i + 1 < len(items):
+            item.Next = items[i + 1]
+        if children:
+            kids, below = _outline(book, item, children)
+            item.First, item.Last = kids[0], kids[-1]
+            item.Count = -below if closed else below
+            shown += 0 if closed else below
+    return items, shown
+
+
 def join(title: str, front_result: Callable[[], Rendered], parts: Sequence[Rendered], order: Sequence[tuple[int, int]], sheet: Rendered, heads: Sequence[str]) -> bytes:
     """One PDF: the front matter (``front_result()``, wanted only once the parts are joined),
     then the parts' pages in book order (``order``: (part, page) of each, from ``body_order``)
-    with their running head and number drawn over them."""
+    with their running head and number drawn over them.
+
+    qpdf (through pikepdf) copies the pages and what they use between files in C++, and
+    writes the file without decoding a stream: pypdf's join parsed every object of the parts
+    into Python objects, cloned and serialised them again, 4-5 s of one core after the parts
+    (BENCHMARKS.md, PDF); this one takes under 1 s."""
     from importlib.metadata import version
 
-    from pypdf import PdfReader, PdfWriter
-    from pypdf.generic import ArrayObject, ByteStringObject, DecodedStreamObject, DictionaryObject, Fit, FloatObject, NameObject, NumberObject, TextStringObject
+    from pikepdf import Array, Dictionary, Name, ObjectStreamMode, Pdf, Stream, StreamDecodeLevel, String
 
-    writer = PdfWriter()
-    readers = [PdfReader(io.BytesIO(doc.pdf)) for doc in parts]
-    body = [writer.add_page(readers[d].pages[page]) for d, page in order]  # the writer's page objects, in order
+    book = Pdf.new()
+    sources = [Pdf.open(io.BytesIO(doc.pdf)) for doc in parts]
+    for d, page in order:
+        book.pages.append(sources[d].pages[page])
+    body = list(book.pages)
 
     def stream(data: bytes, **entries: Any) -> Any:
-        obj = DecodedStreamObject()
-        obj.set_data(data)
-        obj.update({NameObject(k): v for k, v in entries.items()})
-        return writer._add_object(obj.flate_encode() if entries else obj)
+        return book.make_indirect(Stream(book, data, **entries))
 
     # Each page's stamp is a form XObject (its running head, a page of the sheet, and its
     # number, drawn with the sheet's font) named in the page's resources (one dictionary that
     # all a part's pages share) and drawn after the page's own content, which is wrapped in
     # q/Q so the stamp starts from the default state.
-    reader = PdfReader(io.BytesIO(sheet.pdf))
+    drawn = Pdf.open(io.BytesIO(sheet.pdf))
     distinct = list(dict.fromkeys(heads))
-    head_of = {head: reader.pages[i].get_contents().get_data() for i, head in enumerate(distinct)}
-    folio = _folio(reader, reader.pages[len(distinct) :], len(str(len(heads))))
-    resources = DictionaryObject()
-    for page in reader.pages:
-        for key, value in page["/Resources"].items():
-            value = value.get_object()
-            if isinstance(value, dict):
-                resources.setdefault(NameObject(key), DictionaryObject()).update(value)
-    resources = writer._add_object(resources.clone(writer))
-    box = ArrayObject(FloatObject(v) for v in reader.pages[0].mediabox)
+    head_of = {head: _contents(drawn.pages[i]) for i, head in enumerate(distinct)}
+    folio = _folio(list(drawn.pages)[len(distinct) :], len(str(len(heads))))
+    merged: dict[str, dict[str, Any]] = {}
+    for page in drawn.pages:
+        for key, value in page.obj.Resources.items():
+            if isinstance(value, Dictionary):
+                merged.setdefault(key, {}).update(value.items())
+    resources = book.copy_foreign(drawn.make_indirect(Dictionary({key: Dictionary(entries) for key, entries in merged.items()})))
+    box = Array([float(v) for v in drawn.pages[0].mediabox])
     opening = stream(b"q\n")
     for number, (page, head) in enumerate(zip(body, heads, strict=True)):
-        form = stream(_stamp(folio, head_of[head], str(number + 1)), **{"/Type": NameObject("/XObject"), "/Subtype": NameObject("/Form"), "/BBox": box, "/Resources": resources})
-        page_resources = page["/Resources"]
+        form = stream(_stamp(folio, head_of[head], str(number + 1)), Type=Name.XObject, Subtype=Name.Form, BBox=box, Resources=resources)
+        page_resources = page.obj.Resources
         if "/XObject" not in page_resources:
-            page_resources[NameObject("/XObject")] = DictionaryObject()
+            page_resources.XObject = Dictionary()
         name = f"{STAMP}{number}"
-        page_resources["/XObject"][NameObject(name)] = form
-        page[NameObject("/Contents")] = ArrayObject([opening, page.raw_get("/Contents"), stream(f"Q\n{name} Do\n".encode())])
+        page_resources.XObject[name] = form
+        page.obj.Contents = Array([opening, page.obj.Contents, stream(f"Q\n{name} Do\n".encode())])
 
     front = front_result()
-    for index, page in enumerate(PdfReader(io.BytesIO(front.pdf)).pages):
-        writer.insert_page(page, index)
-    pages = list(writer.pages)
+    front_pdf = Pdf.open(io.BytesIO(front.pdf))
+    for index, page in enumerate(front_pdf.pages):
+        book.pages.insert(index, page)
+    pages = [page.obj for page in book.pages]
 
     # one name tree for every anchor; the first of a name wins (WeasyPrint's rule)
     where = {at: front.pages + n for n, at in enumerate(order)}
@@ -532,53 +565,53 @@ def join(title: str, front_result: Callable[[], Rendered], parts: Sequence[Rende
         """A page of the front matter (``d`` -1) or of part ``d``: its index in the book."""
         return page if d < 0 else where[(d, page)]
 
-    destinations: dict[str, ArrayObject] = {}
+    def destination(n: int, x: float, y: float) -> Any:
+        return Array([pages[n], Name.XYZ, x, y, 0])
+
+    destinations: dict[str, Any] = {}
     first_page: dict[str, int] = {}
     for d, doc in enumerate((front, *parts), start=-1):
         for name, (page, x, y) in doc.anchors.items():
             n = place(d, page)
             if name not in first_page or n < first_page[name]:
                 first_page[name] = n
-                destinations[name] = ArrayObject([pages[n].indirect_reference, NameObject("/XYZ"), FloatObject(x), FloatObject(y), NumberObject(0)])
+                destinations[name] = destination(n, x, y)
     for page in pages:
         annotations = page.get("/Annots")
         if annotations is None:
             continue
-        kept = ArrayObject()
-        for ref in annotations:
-            annotation = ref.get_object()
-            uri = annotation.get("/A", {}).get("/URI", "")
-            if isinstance(uri, str) and uri.startswith(XREF_SCHEME):
-                name = unquote(uri[len(XREF_SCHEME) :])
+        kept = Array()
+        for annotation in annotations:
+            action = annotation.get("/A")
+            uri = action.get("/URI") if isinstance(action, Dictionary) else None
+            if isinstance(uri, String) and str(uri).startswith(XREF_SCHEME):
+                name = unquote(str(uri)[len(XREF_SCHEME) :])
                 if name not in destinations:
                     continue  # a link to no anchor: dropped, as WeasyPrint drops it
-                del annotation[NameObject("/A")]
-                annotation[NameObject("/Dest")] = TextStringObject(name)
-            kept.append(ref)
-        page[NameObject("/Annots")] = kept
-    names = ArrayObject()
-    for name in sorted(destinations):
-        names += [TextStringObject(name), destinations[name]]
-    writer.root_object[NameObject("/Names")] = DictionaryObject({NameObject("/Dests"): writer._add_object(DictionaryObject({NameObject("/Names"): names}))})
+                del annotation.A
+                annotation.Dest = String(name)
+            kept.append(annotation)
+        page.Annots = kept
+    names = Array([item for name in sorted(destinations) for item in (String(name), destinations[name])])  # in one go: each Array.extend copies the array
+    book.Root.Names = Dictionary(Dests=book.make_indirect(Dictionary(Names=names)))
 
-    def outline(items: Sequence[Any], d: int, parent: Any = None) -> None:
-        for label, (page, x, y), children, state in items:
-            item = writer.add_outline_item(label, pages[place(d, page)], parent=parent, fit=Fit.xyz(left=x, top=y, zoom=0), is_open=state != "closed")
-            outline(children, d, item)
+    def entry(item: Any, d: int) -> tuple[str, Any, list[Any], bool]:
+        label, (page, x, y), children, state = item
+        return label, destination(place(d, page), x, y), [entry(child, d) for child in children], state == "closed"
 
     # each document's top-level entries (its chapters) in book order; within a page, in the
     # order of their document
     tops = sorted(((place(d, item[1][0]), d, item) for d, doc in enumerate((front, *parts), start=-1) for item in doc.outline), key=lambda top: top[0])
-    for _n, d, item in tops:
-        outline([item], d)
-    writer.set_page_label(0, front.pages - 1, "/r")
-    writer.set_page_label(front.pages, len(pages) - 1, "/D")
-    writer.root_object[NameObject("/Lang")] = TextStringObject("en")
-    writer.add_metadata({"/Producer": f"WeasyPrint {version('weasyprint')}, pypdf {version('pypdf')}", "/Title": title})
-    # The file identifier: a digest of the rendered documents (pypdf's own would write the
-    # whole file once more to checksum it); same input, same bytes.
-    digest = hashlib.md5(b"".join(doc.pdf for doc in (front, *parts, sheet)), usedforsecurity=False).digest()
-    writer._ID = ArrayObject([ByteStringObject(b"gpu-glossary"), ByteStringObject(digest)])
+    if tops:
+        root = book.make_indirect(Dictionary(Type=Name.Outlines))
+        items, shown = _outline(book, root, [entry(item, d) for _n, d, item in tops])
+        root.First, root.Last, root.Count = items[0], items[-1], shown
+        book.Root.Outlines = root
+    book.Root.PageLabels = Dictionary(Nums=Array([0, Dictionary(S=Name.r), front.pages, Dictionary(S=Name.D)]))
+    book.Root.Lang = String("en")
+    book.trailer.Info = book.make_indirect(Dictionary(Producer=String(f"WeasyPrint {version('weasyprint')}, pikepdf {version('pikepdf')}"), Title=String(title)))
     out = io.BytesIO()
-    writer.write(out)
+    # streams are written as the parts wrote them (none decoded and compressed again); the
+    # file identifier is a digest of the file, so the same input gives the same bytes
+    book.save(out, deterministic_id=True, stream_decode_level=StreamDecodeLevel.none, object_stream_mode=ObjectStreamMode.generate, min_version=max(source.pdf_version for source in sources))
     return out.getvalue()
