@@ -72,6 +72,43 @@ def test_full_check_is_the_same_warm_and_cold(copy):
     assert (copy / CACHE_DIR / ".gitignore").read_text().splitlines()[-1] == "*", "git (and check --changed) never sees the cache"
 
 
+def test_record_checks_are_kept_and_redone_when_a_record_the_config_or_a_term_changes(copy, monkeypatch):
+    """The snippet and figure checks' result is kept (pipeline._record_diagnostics_kept): a
+    warm check with nothing changed runs none of them, and a change to any record, to the
+    reference GPUs or to a term is seen, as a check without the cache sees it."""
+    import json
+
+    import glossary_tool.pipeline as pipeline
+
+    runs = []
+    real = pipeline.record_diagnostics
+    monkeypatch.setattr(pipeline, "record_diagnostics", lambda *a, **k: runs.append(1) or real(*a, **k))
+
+    def check() -> list:
+        warm = sorted(load_project(copy).diagnostics)
+        assert warm == sorted(load_project(copy, cache=False).diagnostics), "the kept result is what a check without the cache finds"
+        return warm
+
+    first = check()
+    runs.clear()
+    assert check() == first and runs == [1], "unchanged: only the uncached check ran them"
+
+    record = sorted((copy / "snippets").rglob("*.json"))[0]
+    data = json.loads(record.read_text(encoding="utf-8"))
+    data.update(status="failed", reason="a fault written by the test")
+    record.write_text(json.dumps(data), encoding="utf-8")
+    failed = check()
+    assert [d for d in failed if d.code == "snippet-failed" and "a fault written by the test" in d.message], "a changed record is read again"
+
+    config = copy / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8").replace("reference_gpus:", "reference_gpus_off:"), encoding="utf-8")
+    assert check() != failed, "changed reference GPUs are read again"
+
+    term = next(p for p in sorted((copy / "glossary").rglob("*.md")) if "```cuda verify" in p.read_text(encoding="utf-8"))
+    term.write_text(term.read_text(encoding="utf-8").replace("```cuda verify", "```cuda verify name=renamed-by-test", 1), encoding="utf-8")
+    assert [d for d in check() if d.path.endswith(term.name) and d.code.startswith("snippet-")], "a changed term is checked again"
+
+
 def test_a_broken_or_unwritable_cache_is_only_slower(copy):
     _load(copy)
     (pickle_file,) = (copy / CACHE_DIR).glob("load-*.pickle")
