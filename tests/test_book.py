@@ -142,42 +142,34 @@ def test_pdf_is_laid_out_and_joined_with_the_cycle_collector_paused(make_glossar
     assert not any(enabled for _, enabled in seen)
 
 
-def test_pdf_without_weasyprint_gives_a_clear_message(make_glossary, tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize(
+    ("library", "failure", "advice", "named"),
+    [
+        # WeasyPrint lays the book out; an import fails with OSError where Pango is missing
+        ("weasyprint", OSError("cannot load library 'libpango-1.0-0'"), "apt-get install libpango", "libpango"),
+        # pikepdf joins the laid-out parts; it is asked for before any layout
+        ("pikepdf", ImportError("No module named 'pikepdf'"), "pip install pikepdf", "pikepdf"),
+    ],
+    ids=["weasyprint", "pikepdf"],
+)
+def test_pdf_without_a_library_gives_a_clear_message(make_glossary, tmp_path, monkeypatch, capsys, library, failure, advice, named):
+    """Without a library the PDF needs, the export says what to install and writes nothing."""
+    if library != "weasyprint":
+        pytest.importorskip("weasyprint")
     real_import = builtins.__import__
 
     def fake_import(name, *args, **kwargs):
-        if name == "weasyprint":
-            raise OSError("cannot load library 'libpango-1.0-0'")
+        if name == library or name.startswith(library + "."):
+            raise failure
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", fake_import)
     root = make_glossary(trio())
-    with pytest.raises(BookError, match="apt-get install libpango"):
+    with pytest.raises(BookError, match=advice):
         export_pdf(load_project(root), tmp_path / "x.pdf")
     assert main(["--root", str(root), "export", "pdf", "--out", str(tmp_path / "x.pdf")]) == 1
     err = capsys.readouterr().err
-    assert "libpango" in err and "Traceback" not in err
-    assert not (tmp_path / "x.pdf").exists()
-
-
-def test_pdf_without_pikepdf_gives_a_clear_message(make_glossary, tmp_path, monkeypatch, capsys):
-    """pikepdf joins the laid-out parts: without it the export says what to install, before
-    any layout, and writes nothing."""
-    pytest.importorskip("weasyprint")
-    real_import = builtins.__import__
-
-    def fake_import(name, *args, **kwargs):
-        if name == "pikepdf" or name.startswith("pikepdf."):
-            raise ImportError("No module named 'pikepdf'")
-        return real_import(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "__import__", fake_import)
-    root = make_glossary(trio())
-    with pytest.raises(BookError, match="pip install pikepdf"):
-        export_pdf(load_project(root), tmp_path / "x.pdf")
-    assert main(["--root", str(root), "export", "pdf", "--out", str(tmp_path / "x.pdf")]) == 1
-    err = capsys.readouterr().err
-    assert "pikepdf" in err and "Traceback" not in err
+    assert named in err and "Traceback" not in err
     assert not (tmp_path / "x.pdf").exists()
 
 
