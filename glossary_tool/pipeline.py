@@ -153,10 +153,7 @@ def _record_diagnostics_kept(
     keys), they are checked again."""
     if store is None or records is None or reference is None or loaded.digest is None:
         return record_diagnostics(project, glossary, store, reference, records)
-    pages = [s.page for s in loaded.sections if s.page is not None]
-    if loaded.home is not None and loaded.home.page is not None:
-        pages.append(loaded.home.page)
-    name = cache.key("record-checks", link_key(loaded, pages), repr(reference), repr(sorted(records.items())))
+    name = cache.key("record-checks", link_key(loaded), repr(reference), repr(sorted(records.items())))
     return list(store.get_or_make(name, lambda: tuple(record_diagnostics(project, glossary, store, reference, records)), counted=False))
 
 

@@ -46,10 +46,8 @@ def link_glossary(loaded: LoadResult, store: Cache | None = None) -> tuple[Gloss
     by_slug: dict[str, Term] = {}
     for term in loaded.terms:
         by_slug.setdefault(term.slug, term)
-    pages = [s.page for s in loaded.sections if s.page is not None]
-    if loaded.home is not None and loaded.home.page is not None:
-        pages.append(loaded.home.page)
-    name = link_key(loaded, pages) if store is not None and loaded.digest is not None else None
+    pages = loaded.pages
+    name = link_key(loaded) if store is not None and loaded.digest is not None else None
     if store is not None and name is not None:
         facts = store.get_or_make(name, lambda: _link_facts(loaded, by_slug, pages))
     else:
@@ -85,11 +83,11 @@ class LinkFacts:
     diagnostics: tuple[Diagnostic, ...]
 
 
-def link_key(loaded: LoadResult, pages: list[Term]) -> str:
+def link_key(loaded: LoadResult) -> str:
     """The cache key of linking ``loaded``: the terms (their parse keys, ``loaded.digest``),
     the files that did not load, the reading order, and each section page's path and xrefs
     (pages are parsed on every run, not cached by key)."""
-    page_facts = repr([(page.slug, page.path, page.xrefs) for page in pages])
+    page_facts = repr([(page.slug, page.path, page.xrefs) for page in loaded.pages])
     order = loaded.order
     return cache.key(
         "link",

@@ -49,6 +49,14 @@ class LoadResult:
     #: of its key), or None when loaded without a cache: what the linker keys its result by.
     digest: str | None = None
 
+    @property
+    def pages(self) -> list[Term]:
+        """The section intros and the home intro as pseudo-terms (their xrefs resolve too)."""
+        pages = [section.page for section in self.sections if section.page is not None]
+        if self.home is not None and self.home.page is not None:
+            pages.append(self.home.page)
+        return pages
+
 
 def rel(root: Path, path: Path) -> str:
     """Paths in diagnostics are relative to the repository (the glossary's parent)."""
