@@ -472,16 +472,12 @@ def _stamp(folio: _Folio, head: bytes, number: str) -> bytes:
 
 def _contents(page: Any) -> bytes:
     """A pikepdf page's content, decoded: its one stream, or its streams joined by newlines."""
+    from pikepdf import Array
+
     contents = page.obj.Contents
-    if isinstance(contents, _pikepdf().Array):
+    if isinstance(contents, Array):
         return b"\n".join(part.read_bytes() for part in contents)
     return contents.read_bytes()
-
-
-def _pikepdf() -> Any:
-    import pikepdf
-
-    return pikepdf
 
 
 def _outline(book: Any, parent: Any, entries: Sequence[tuple[str, Any, Sequence[Any], bool]]) -> tuple[list[Any], int]:
@@ -531,17 +527,17 @@ def join(title: str, front_result: Callable[[], Rendered], parts: Sequence[Rende
     # number, drawn with the sheet's font) named in the page's resources (one dictionary that
     # all a part's pages share) and drawn after the page's own content, which is wrapped in
     # q/Q so the stamp starts from the default state.
-    drawn = Pdf.open(io.BytesIO(sheet.pdf))
+    sample = Pdf.open(io.BytesIO(sheet.pdf))
     distinct = list(dict.fromkeys(heads))
-    head_of = {head: _contents(drawn.pages[i]) for i, head in enumerate(distinct)}
-    folio = _folio(list(drawn.pages)[len(distinct) :], len(str(len(heads))))
+    head_of = {head: _contents(sample.pages[i]) for i, head in enumerate(distinct)}
+    folio = _folio(list(sample.pages)[len(distinct) :], len(str(len(heads))))
     merged: dict[str, dict[str, Any]] = {}
-    for page in drawn.pages:
+    for page in sample.pages:
         for key, value in page.obj.Resources.items():
             if isinstance(value, Dictionary):
                 merged.setdefault(key, {}).update(value.items())
-    resources = book.copy_foreign(drawn.make_indirect(Dictionary({key: Dictionary(entries) for key, entries in merged.items()})))
-    box = Array([float(v) for v in drawn.pages[0].mediabox])
+    resources = book.copy_foreign(sample.make_indirect(Dictionary({key: Dictionary(entries) for key, entries in merged.items()})))
+    box = Array([float(v) for v in sample.pages[0].mediabox])
     opening = stream(b"q\n")
     for number, (page, head) in enumerate(zip(body, heads, strict=True)):
         form = stream(_stamp(folio, head_of[head], str(number + 1)), Type=Name.XObject, Subtype=Name.Form, BBox=box, Resources=resources)
