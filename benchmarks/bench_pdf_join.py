@@ -16,7 +16,9 @@ import hashlib
 import pickle
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 
 def capture(root: Path, parts: Path) -> None:
@@ -27,7 +29,7 @@ def capture(root: Path, parts: Path) -> None:
 
     real_join = book_pdf.join
 
-    def keep(title, front_result, docs, order, sheet, heads):  # noqa: ANN001, ANN202 (the join's own signature)
+    def keep(title: str, front_result: Callable[[], Any], docs: Sequence[Any], order: Sequence[tuple[int, int]], sheet: Any, heads: Sequence[str]) -> bytes:
         front = front_result()
         parts.write_bytes(pickle.dumps((title, front, list(docs), list(order), sheet, list(heads))))
         return real_join(title, lambda: front, docs, order, sheet, heads)
