@@ -246,6 +246,86 @@ def test_an_unchanged_load_cache_is_not_read_again_in_the_same_process(copy, mon
     assert project_cache(copy)._stored.keys() == other._used.keys() and reads == [1]
 
 
+def _entries_of(path: Path) -> dict:
+    """The entries of a cache file as a fresh process reads them (signature checked)."""
+    from glossary_tool.load import cache as cache_module
+
+    data = path.read_bytes()
+    assert data[: cache_module._SIGNATURE_SIZE] == cache_module._sign(memoryview(data)[cache_module._SIGNATURE_SIZE :])
+    return cache_module._read_entries(data)[0]
+
+
+def test_a_save_copies_the_entries_it_did_not_change_from_the_file_and_pickles_the_rest(tmp_path: Path, monkeypatch):
+    """`glossary serve` saves the load cache after each edit: the entries it did not change
+    are copied as the file holds them, not pickled again, whether this process read the
+    file or wrote it (remembered); what a fresh process reads back is what was used."""
+    import pickle
+
+    from glossary_tool.load import cache as cache_module
+
+    monkeypatch.setattr(cache_module, "_REMEMBERED", {})
+    dumped: list[str] = []
+    real_dump = pickle.dump
+    monkeypatch.setattr(pickle, "dump", lambda obj, *a, **k: (dumped.append(obj[0] if obj else None), real_dump(obj, *a, **k))[1])
+    values = {f"term-{i}": (f"parse {i}", [i] * (i % 7), {"n": i}) for i in range(300)}
+    first = Cache(tmp_path, "load")
+    for name, value in values.items():
+        first.put(name, value)
+    first.save()
+    assert len(dumped) == 301  # every entry, then the end mark
+    path = next(tmp_path.glob("load-*.pickle"))
+
+    for reader in ("remembered", "read from disk"):
+        if reader == "read from disk":
+            monkeypatch.setattr(cache_module, "_REMEMBERED", {})
+        store = Cache(tmp_path, "load")
+        for name in [name for name in values if name != "term-7"]:  # term-7 is not used: it goes
+            assert store.get(name) == values[name]
+        del values["term-7"]
+        added = f"added {reader}"
+        values[added] = ("new", reader)
+        store.put(added, values[added])
+        values["term-5"] = ("changed", reader)
+        store.put("term-5", values["term-5"])
+        dumped.clear()
+        store.save()
+        assert sorted(name for name in dumped if name) == sorted([added, "term-5"]), f"{reader}: only the new and the changed entry are pickled"
+        monkeypatch.setattr(cache_module, "_REMEMBERED", {})
+        assert _entries_of(path) == values, reader
+        values["term-7"] = ("back", reader)
+        store.put("term-7", values["term-7"])
+        store.save()
+
+
+def test_a_save_copies_nothing_from_a_file_changed_under_it(tmp_path: Path, monkeypatch):
+    """The bytes a save copies come from the file only while it still verifies: a file
+    altered in place (same size and time) is not copied from, every entry is pickled."""
+    import os
+
+    from glossary_tool.load import cache as cache_module
+
+    monkeypatch.setattr(cache_module, "_REMEMBERED", {})
+    store = Cache(tmp_path, "load")
+    values = {f"k{i}": ("value", i) for i in range(50)}
+    for name, value in values.items():
+        store.put(name, value)
+    store.save()
+    path = next(tmp_path.glob("load-*.pickle"))
+    again = Cache(tmp_path, "load")
+    for name in values:
+        again.get(name)
+    again.put("k-new", ("value", "new"))
+    values["k-new"] = ("value", "new")
+    stat = path.stat()
+    data = bytearray(path.read_bytes())
+    data[data.index(b"value")] = ord("V")  # an entry's bytes, not the signature
+    path.write_bytes(bytes(data))
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert cache_module._stamp(path) == again._spans_of, "the change kept inode, size and time"
+    again.save()
+    assert _entries_of(path) == values
+
+
 def test_entries_pickled_elsewhere_are_saved_as_given_and_replaced_by_a_later_put(tmp_path: Path):
     from glossary_tool.load.cache import entry_bytes
 
