@@ -48,6 +48,14 @@ def digest(*parts: str | bytes) -> str:
     return hashlib.sha256(b"".join(chunks)).hexdigest()
 
 
+def framed(part: str) -> bytes:
+    """``part`` as :func:`digest` frames it (its length, then its UTF-8 bytes): a run of
+    these joined is one unambiguous part of a digest. The facts of other terms a page
+    shows (about 30 a page, each shown on a dozen pages) are framed once per build."""
+    data = part.encode("utf-8")
+    return len(data).to_bytes(8, "little") + data
+
+
 # --- what each drawing reads: memo keys for serve's redraws ---------------------------------
 
 
@@ -99,11 +107,11 @@ class PageInputs:
         self.glossary = loaded.glossary
         self.term_url = term_url
         self.incremental = incremental
-        self._facts: dict[str, str] = {}
+        self._facts: dict[str, bytes] = {}
         self._pages: dict[str, str] = {}
         self.graph = graph
         self.root = str(loaded.project.root)
-        self._drawn: dict[str, str] = {}
+        self._drawn: dict[str, bytes] = {}
         self._generated: str | None = None
         config = loaded.project.site_config
         # every page's PTX and SASS opcodes link to the terms instructions.yml names: their URLs too
@@ -111,11 +119,12 @@ class PageInputs:
         self.shared = digest(config.read_bytes() if config.is_file() else b"", repr(loaded.instructions), repr([(slug, term_url.get(slug)) for slug in opcode_terms]))
         self.sections = repr(sorted(s.slug for s in self.glossary.sections))
 
-    def _fact(self, slug: str) -> str:
+    def _fact(self, slug: str) -> bytes:
+        """What a page shows of the term ``slug`` (names, summary, section, URL), framed."""
         fact = self._facts.get(slug)
         if fact is None:
             t = self.glossary.terms.get(slug)
-            fact = self._facts[slug] = repr((slug, t.title, t.display_title, t.abbreviation, t.summary, t.section, self.term_url.get(slug)) if t is not None else (slug,))
+            fact = self._facts[slug] = framed(repr((slug, t.title, t.display_title, t.abbreviation, t.summary, t.section, self.term_url.get(slug)) if t is not None else (slug,)))
         return fact
 
     def _records(self, term: Term) -> str:
@@ -156,7 +165,7 @@ class PageInputs:
             repr([(link.target, link.xref.anchor) for link in links]),
             repr(sorted((key, link.target, link.xref.anchor) for key, link in equivalents.items())),
             repr(backlinks),
-            *(self._fact(slug) for slug in named),
+            b"".join([self._fact(slug) for slug in named]),
             *(repr(g.terms[slug].headings) for slug in anchored if slug in g.terms),
             self._records(term),
             widget,
@@ -178,11 +187,11 @@ class PageInputs:
         """A term's preview-card opening (emit/previews.py), from the last build when its inputs are the same."""
         return self.incremental.memoized(f"opening\0{term.slug}", self.page(term), compute)
 
-    def _drawn_fact(self, slug: str) -> str:
-        """What a drawing shows of a term (``_term_facts``), per term."""
+    def _drawn_fact(self, slug: str) -> bytes:
+        """What a drawing shows of a term (``_term_facts``), per term, framed."""
         fact = self._drawn.get(slug)
         if fact is None:
-            fact = self._drawn[slug] = _term_facts(self.glossary, self.graph, [slug])
+            fact = self._drawn[slug] = framed(_term_facts(self.glossary, self.graph, [slug]))
         return fact
 
     def extras(self, term: Term, url: str) -> str:
@@ -193,7 +202,8 @@ class PageInputs:
             near += sorted(graph.predecessors(term.slug)) + sorted(graph.successors(term.slug))
         shown = [repr(diagrams.get(name)) for name in term.diagrams]
         boxed = sorted({s for name in term.diagrams if name in diagrams for s, _ in diagrams[name].terms()})
-        return digest(url, *(self._drawn_fact(s) for s in near), "|", *shown, "|", *(self._drawn_fact(s) for s in boxed), self.sections)
+        # each list one part, its items framed in it
+        return digest(url, b"".join([self._drawn_fact(s) for s in near]), b"".join([framed(text) for text in shown]), b"".join([self._drawn_fact(s) for s in boxed]), self.sections)
 
     def published(self, name: str, compute: Callable[[], bytes]) -> bytes:
         """feed.xml and terms.json (the site adapter publishes them) from the last build when what they
