@@ -87,3 +87,44 @@ def test_ordinary_bodies_are_cleared():
     assert brackets_cannot_render(LINKS + "| [[thread\\|T]] | x |\n| --- | --- |\n| a | b |\n\n```cpp\n[[likely]] f();\n```\n")
     assert brackets_cannot_render("No brackets at all.\n")
     assert not brackets_cannot_render(LINKS + "An escape: [\\[not a link]].\n")
+
+
+def _walked_leftovers(markup: str) -> list[str]:
+    """The reference for html_leftovers: every element, comment and processing instruction
+    walked in order, its text and then its tail, each holding ``[[`` outside code kept
+    (markup without a literal ``[[`` is not parsed at all)."""
+    from lxml import html as lhtml
+
+    if "[[" not in markup:
+        return []
+    root = lhtml.fromstring(leftovers._XML_DECLARATION.sub("", markup, count=1))
+    found = []
+    for node in root.iter():
+        for text, owner in ((node.text, node), (node.tail, node.getparent())):
+            if text and "[[" in text and owner is not None and not leftovers._skipped(owner):
+                found.append(text[text.index("[[") :][: leftovers._CONTEXT])
+    return found
+
+
+_PIECES = [
+    "[[a]]", " x [[b]] y ", "plain", "<code>[[c]]</code>", "<pre><span>[[d]]</span></pre>", "<kbd>k [[e]]</kbd>",
+    "<!-- note [[f]] -->", "<?pi [[g]]?>", '<span class="gg-literal">[[h]]</span>', "<em>[[i]]</em> tail [[j]]",
+    "<b><i>deep [[k]]</i> mid [[l]]</b> after [[m]]", "<br>[[n]]", "&#91;&#91;o]]", "<script>var a = '[[p]]';</script>",
+]
+
+
+def test_the_bracket_query_finds_what_a_walk_over_every_node_finds():
+    """html_leftovers asks XPath for the strings holding ``[[``: the same leftovers, in the
+    same order, as a walk over every node, for fragments built from texts, tails, nested
+    and code elements, comments and processing instructions, and for XHTML."""
+    import random
+
+    rng = random.Random(7)
+    cases = ['<?xml version="1.0" encoding="utf-8"?><html xmlns="http://www.w3.org/1999/xhtml"><body><p>x [[q]]</p><!-- [[r]] --><pre>[[s]]</pre></body></html>']
+    for _ in range(400):
+        pieces = rng.choices(_PIECES, k=rng.randint(1, 6))
+        wrap = rng.choice(["<div>{}</div>", "<p>{}</p>", "{}", "<section><div>{}</div> t [[z]]</section>"])
+        cases.append(wrap.format("".join(pieces)))
+    for markup in cases:
+        assert [leftover.text for leftover in html_leftovers(markup)] == _walked_leftovers(markup), markup
+    assert sum(1 for markup in cases if len(_walked_leftovers(markup)) > 1) > 100, "orders of several leftovers are compared"

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
@@ -31,6 +31,17 @@ if TYPE_CHECKING:
 
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 _CODE_TAGS = {"code", "pre", "script", "style", "kbd", "samp", "textarea"}
+
+
+@lru_cache(maxsize=1)
+def _bracket_query() -> Any:
+    from lxml import etree
+
+    return etree.XPath(".//text()[contains(., '[[')] | .//comment()[contains(., '[[')] | .//processing-instruction()[contains(., '[[')]")
+
+
+def _bracket_hits(root: Any) -> list[Any]:
+    return _bracket_query()(root)
 _CONTEXT = 40
 
 
@@ -54,7 +65,12 @@ def _skipped(element: etree._Element) -> bool:
 
 
 def html_leftovers(markup: str) -> list[Leftover]:
-    """``[[`` in the prose of an HTML (or XHTML) document or fragment."""
+    """``[[`` in the prose of an HTML (or XHTML) document or fragment: each text, tail and
+    comment that holds it, outside code, in the order of a walk over the elements (an
+    element's text, then its tail, then the next element).
+
+    XPath finds the few strings that hold ``[[`` in C: walking every node of each page in
+    Python took 0.9 ms a page (term pages show the syntax in code, so most are parsed)."""
     if "[[" not in markup:
         return []
     from lxml import html as lhtml  # here: `check` rarely needs it (see check_rendered)
@@ -63,13 +79,19 @@ def html_leftovers(markup: str) -> list[Leftover]:
     root = lhtml.fromstring(markup) if markup.strip() else None
     if root is None:
         return []
-    found: list[Leftover] = []
-    for node in root.iter():
-        for text, owner in ((node.text, node), (node.tail, node.getparent())):
-            if text and "[[" in text and owner is not None and not _skipped(owner):
-                start = text.index("[[")
-                found.append(Leftover(text[start : start + _CONTEXT]))
-    return found
+    hits: list[tuple[Any, int, str, Any]] = []  # (node, 0 text / 1 tail, the string, its owner)
+    for found in _bracket_hits(root):
+        if isinstance(found, str):  # a text or tail (lxml's string result knows its element)
+            node = found.getparent()
+            if node is None:
+                continue
+            hits.append((node, 0, str(found), node) if found.is_text else (node, 1, str(found), node.getparent()))
+        else:  # a comment or processing instruction: its own text
+            hits.append((found, 0, found.text or "", found))
+    if len(hits) > 1:
+        order = {node: i for i, node in enumerate(root.iter())}
+        hits.sort(key=lambda hit: (order.get(hit[0], -1), hit[1]))
+    return [Leftover(text[text.index("[[") :][:_CONTEXT]) for _, _, text, owner in hits if owner is not None and not _skipped(owner)]
 
 
 def _may_show_brackets(content: str) -> bool:
