@@ -31,18 +31,15 @@ if TYPE_CHECKING:
 
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 _CODE_TAGS = {"code", "pre", "script", "style", "kbd", "samp", "textarea"}
+_CONTEXT = 40
 
 
 @lru_cache(maxsize=1)
 def _bracket_query() -> Any:
+    """The texts, tails, comments and processing instructions under an element that hold ``[[``."""
     from lxml import etree
 
     return etree.XPath(".//text()[contains(., '[[')] | .//comment()[contains(., '[[')] | .//processing-instruction()[contains(., '[[')]")
-
-
-def _bracket_hits(root: Any) -> list[Any]:
-    return _bracket_query()(root)
-_CONTEXT = 40
 
 
 @dataclass(frozen=True)
@@ -80,7 +77,7 @@ def html_leftovers(markup: str) -> list[Leftover]:
     if root is None:
         return []
     hits: list[tuple[Any, int, str, Any]] = []  # (node, 0 text / 1 tail, the string, its owner)
-    for found in _bracket_hits(root):
+    for found in _bracket_query()(root):
         if isinstance(found, str):  # a text or tail (lxml's string result knows its element)
             node = found.getparent()
             if node is None:

@@ -35,24 +35,19 @@ class Memo(Protocol):
 
 
 def digest(*parts: str | bytes) -> str:
-    """SHA-256 of the parts, each prefixed with its length (so no two lists of parts collide).
+    """SHA-256 of the parts, each :func:`framed` (so no two lists of parts collide).
 
     Hashed in one call on the joined bytes: serve computes thousands of these per rebuild,
     and one ``update`` per part cost more than the hashing itself.
     """
-    chunks: list[bytes] = []
-    for part in parts:
-        data = part.encode("utf-8") if isinstance(part, str) else part
-        chunks.append(len(data).to_bytes(8, "little"))
-        chunks.append(data)
-    return hashlib.sha256(b"".join(chunks)).hexdigest()
+    return hashlib.sha256(b"".join([framed(part) for part in parts])).hexdigest()
 
 
-def framed(part: str) -> bytes:
-    """``part`` as :func:`digest` frames it (its length, then its UTF-8 bytes): a run of
-    these joined is one unambiguous part of a digest. The facts of other terms a page
-    shows (about 30 a page, each shown on a dozen pages) are framed once per build."""
-    data = part.encode("utf-8")
+def framed(part: str | bytes) -> bytes:
+    """``part`` prefixed with its length (a str as UTF-8): a run of these joined is one
+    unambiguous part of a digest. The facts of other terms a page shows (about 30 a page,
+    each shown on a dozen pages) are framed once per build and joined."""
+    data = part.encode("utf-8") if isinstance(part, str) else part
     return len(data).to_bytes(8, "little") + data
 
 
