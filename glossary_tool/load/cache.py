@@ -118,6 +118,13 @@ def _sign(payload: bytes | memoryview) -> bytes:
     return hmac.new(_signing_key(), payload, hashlib.sha256).digest()
 
 
+def _verified(data: bytes) -> memoryview | None:
+    """A view of a cache file's ``data`` (slices of it are not copies: the site's pages are
+    180 MB at 5,000 terms), or None when its signature is not this user's."""
+    view = memoryview(data)
+    return view if hmac.compare_digest(view[:_SIGNATURE_SIZE], _sign(view[_SIGNATURE_SIZE:])) else None
+
+
 def entry_bytes(name: str, value: Any) -> bytes:
     """The pickle of one cache entry as :func:`_write_entries` writes it: a process that
     computed ``value`` may pickle it there (:meth:`Cache.put` takes the bytes)."""
@@ -261,8 +268,7 @@ class Cache:
                 return
             with contextlib.suppress(Exception):  # missing, truncated, from another Python: start empty
                 data = file.read_bytes()
-                view = memoryview(data)  # slices of a view are not copies (the site's pages: 180 MB at 5,000 terms)
-                if hmac.compare_digest(view[:_SIGNATURE_SIZE], _sign(view[_SIGNATURE_SIZE:])):  # only what this user's runs wrote
+                if _verified(data) is not None:  # only what this user's runs wrote
                     self._stored, spans = _read_entries(data)
                     if stamp is not None and _stamp(file) == stamp:
                         self._spans, self._spans_of = spans, stamp
@@ -377,11 +383,10 @@ class Cache:
         if not names:
             return {}
         try:
-            data = self._file.read_bytes()
+            view = _verified(self._file.read_bytes())
         except OSError:
             return {}
-        view = memoryview(data)
-        if not hmac.compare_digest(view[:_SIGNATURE_SIZE], _sign(view[_SIGNATURE_SIZE:])):
+        if view is None:
             return {}
         return {name: view[spans[name][0] : spans[name][1]] for name in names}
 
