@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from html import unescape
 
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 #: A whitespace-separated word without an ASCII letter or digit: ``(?<!\S)[^\sA-Za-z0-9]+(?!\S)``
@@ -58,3 +59,31 @@ def _count_words_by_split(text: str) -> int:
 def kebab(title: str) -> str:
     """A slug proposal for a new term title."""
     return slugify(title).replace("_", "-").strip("-")
+
+
+#: A piece of Markdown source as a reader sees it: nothing for a tag, a comment, a link's
+#: destination or reference label (``](url)``, ``][ref]``); what an entity shows; the character
+#: a backslash escapes; else one character.
+_SOURCE_PIECE = re.compile(
+    r"(</?[A-Za-z][A-Za-z0-9-]*(?:\s[^>\n]*)?/?>|<!--.*?(?:-->|$)|<[?!][^>\n]*>|\]\([^)\n]*\)|\]\[[^\]\n]*\])"
+    r"|(&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);?)|\\(.)|(.)",
+    re.S | re.M,
+)
+
+
+def shown_skeleton(text: str) -> tuple[str, list[int]]:
+    """The letters, digits and brackets ``text`` shows a reader, and the index in ``text``
+    each came from: what rendered text and its Markdown source still share when tags,
+    entities, escapes and Markdown's marks stood between them (``<b>&#91;</b>[x]]`` and
+    ``**[**[x]]`` both show ``[[x]]``). Used to find where raw brackets were written."""
+    chars: list[str] = []
+    columns: list[int] = []
+    for match in _SOURCE_PIECE.finditer(text):
+        if match.group(1) is not None:
+            continue
+        piece = unescape(match.group(2)) if match.group(2) is not None else match.group(3) or match.group(4)
+        for char in piece:
+            if char.isalnum() or char in "[]":
+                chars.append(char)
+                columns.append(match.start())
+    return "".join(chars), columns

@@ -143,6 +143,49 @@ def test_leftover_in_an_output_is_reported_at_its_source(make_glossary):
     assert locate(warp, Leftover("not in the file")) == (warp.body_offset + 1, 1)
 
 
+#: Brackets a reader sees although no ``[[`` stands in the source: (the line, the error, its
+#: 1-based column in that line). Entities and escapes write a bracket; the tags that inline
+#: markup becomes are not seen, so the brackets on either side of them meet.
+SEEN_BRACKETS = {
+    "entities in inline HTML": ("Raw: <span>&#91;&#91;warp]]</span> here.", "xref-unparsed", 12),
+    "a bracket and an entity": ("Mixed: <span>[&#91;sm]]</span> here.", "xref-unparsed", 14),
+    "strong emphasis between": ("Split: **[**[warp]] there.", "xref-raw-output", 10),
+    "strikethrough between": ("Struck ~~[~~[warp]] there.", "xref-raw-output", 10),
+    "a link's text ends in one": ("See [a\\[](https://x.org)[warp]] there.", "xref-raw-output", 7),
+    "an autolink ends in one": ("Go <https://x.org/a[>[warp]] there.", "xref-raw-output", 20),
+    "entities in an HTML block": ("<div>\n&lbrack;&lbrack;warp]] in a block\n</div>", "xref-raw-output", 1),
+}
+
+
+@pytest.mark.parametrize("case", list(SEEN_BRACKETS))
+def test_brackets_a_reader_sees_are_errors_where_they_were_written(make_glossary, case):
+    """In the second term of the reading order: the first page the shortcut clears is
+    rendered anyway, so only a sound shortcut (leftovers.brackets_cannot_render) lets a
+    later page be checked."""
+    written, code, col = SEEN_BRACKETS[case]
+    files = trio()
+    files["device-software/thread.md"] = term_text("Thread", "One lane of a [[warp]] on its [[sm]].\n\n" + written + "\n")
+    loaded = load_project(make_glossary(files), check_records=False)
+    thread = loaded.glossary.terms["thread"]
+    line = thread.body_offset + 3 + (1 if written.startswith("<div>") else 0)
+    found = [(d.code, d.line, d.col) for d in loaded.diagnostics if d.severity.value == "error"]
+    assert found == [(code, line, col)], case
+
+
+def test_a_whole_book_leftover_goes_to_the_term_that_wrote_it(make_glossary):
+    """A leftover of the EPUB or llms-full.txt whose text also stands in another term as a
+    reference that was linked belongs to the term that wrote the brackets."""
+    from glossary_tool.emit.leftovers import output_diagnostics
+
+    files = trio()
+    files["device-software/thread.md"] = term_text("Thread", "One lane of a [[warp]] here and its [[sm]].\n")
+    files["device-hardware/streaming-multiprocessor.md"] = term_text("Streaming Multiprocessor", "Runs [[thread]]s.\n\nRaw: <span>&#91;&#91;warp]] here</span>.\n", abbreviation="SM")
+    glossary = load_project(make_glossary(files), check_records=False).glossary
+    (diag,) = output_diagnostics(glossary, html_leftovers("<div><p>Raw: [[warp]] here.</p></div>"), "the EPUB")
+    sm = glossary.terms["streaming-multiprocessor"]
+    assert (diag.path, diag.line, diag.col) == (sm.path, sm.body_offset + 3, 12)
+
+
 def _whole_file(terms: list[str]) -> str:
     """A file laid out like llms-full.txt: a header, then each term after its anchor line."""
     return "# Glossary\n\n> All terms.\n" + "".join(f'\n<a id="t{i}"></a>\n\n{text}\n' for i, text in enumerate(terms))

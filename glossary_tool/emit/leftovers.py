@@ -24,6 +24,7 @@ from glossary_tool.load.body import parse_tokens, parser, precomputed
 from glossary_tool.load.cache import Cache
 from glossary_tool.load.xref_rule import LITERAL_CLASS, make_parser
 from glossary_tool.model import Glossary, Term
+from glossary_tool.text import shown_skeleton
 
 if TYPE_CHECKING:
     from lxml import etree
@@ -32,14 +33,98 @@ if TYPE_CHECKING:
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 _CODE_TAGS = {"code", "pre", "script", "style", "kbd", "samp", "textarea"}
 _CONTEXT = 40
+#: An entity that shows ``[``.
+_ENTITY_BRACKET = re.compile(r"&(?:#0*91|#x0*5b|lbrack|lsqb)", re.I)
+
+
+#: Elements a reader sees as a break between the text before and after them (blocks, line
+#: breaks, replaced elements, code). Any other element (``<strong>``, ``<a>``, ``<span>``, an
+#: unknown tag, which browsers show inline) is only tags to a reader: ``[<b>[</b>x]]`` reads
+#: ``[[x]]``.
+_BREAKS = frozenset(
+    """address article aside audio blockquote body br button canvas caption col colgroup dd details dialog
+    div dl dt embed fieldset figcaption figure footer form h1 h2 h3 h4 h5 h6 head header hgroup hr html
+    iframe img input legend li main math menu meta nav noscript object ol option p picture pre script
+    section select source style summary svg table tbody td template textarea tfoot th thead title tr ul
+    video""".split()
+) | _CODE_TAGS
+#: Two brackets with nothing, or nothing but tags and comments, between them. One search of
+#: a whole page, in C: 0.05 ms a page of the real site (a pattern that also offered the
+#: entities as an alternative took 1.2 ms).
+_PAIR = re.compile(r"\[(?:<!--.*?-->|<(?:[^>\"']|\"[^\"]*\"|'[^']*')*>)*\[", re.S)
+
+
+def _may_hold(markup: str) -> bool:
+    """Whether ``markup`` can show ``[[`` in its prose: it holds the pair, maybe with tags
+    and comments between the two, or an entity of ``[``."""
+    return _PAIR.search(markup) is not None or _ENTITY_BRACKET.search(markup) is not None
 
 
 @lru_cache(maxsize=1)
 def _bracket_query() -> Any:
-    """The texts, tails, comments and processing instructions under an element that hold ``[[``."""
+    """The texts and tails under an element that hold ``[[`` or end with ``[`` (the second
+    bracket may come after a tag), and the comments and processing instructions holding ``[[``."""
     from lxml import etree
 
-    return etree.XPath(".//text()[contains(., '[[')] | .//comment()[contains(., '[[')] | .//processing-instruction()[contains(., '[[')]")
+    return etree.XPath(
+        ".//text()[contains(., '[[') or substring(., string-length(.)) = '[']"
+        " | .//comment()[contains(., '[[')] | .//processing-instruction()[contains(., '[[')]"
+    )
+
+
+def _breaks(element: etree._Element) -> bool:
+    tag = element.tag.rsplit("}", 1)[-1].lower()
+    return tag in _BREAKS or LITERAL_CLASS in (element.get("class") or "").split()
+
+
+def _seen_after(element: etree._Element, after_tail: bool) -> Iterator[str]:
+    """The texts a reader sees right after ``element``'s text (or, with ``after_tail``, its
+    tail), in order: across the tags of inline elements and across comments, up to the
+    first break (:data:`_BREAKS`, or a deliberate literal)."""
+    current, state = element, "after" if after_tail else "inside"
+    while True:
+        if state == "inside":  # past current's text: its first child next, else its end tag
+            if len(current):
+                current, state = current[0], "start"
+            else:
+                state = "end"
+        elif state == "start":  # at current's start tag
+            if not isinstance(current.tag, str):  # a comment or processing instruction: unseen
+                if current.tail:
+                    yield current.tail
+                state = "after"
+            elif _breaks(current):
+                return
+            else:
+                if current.text:
+                    yield current.text
+                state = "inside"
+        elif state == "end":  # at current's end tag
+            if not isinstance(current.tag, str) or _breaks(current):
+                return
+            if current.tail:
+                yield current.tail
+            state = "after"
+        else:  # past current and its tail
+            following = current.getnext()
+            if following is not None:
+                current, state = following, "start"
+            else:
+                current, state = current.getparent(), "end"
+                if current is None:
+                    return
+
+
+def _with_context(text: str, more: Iterator[str]) -> str:
+    """``text`` and what a reader sees after it, up to :data:`_CONTEXT` characters (enough
+    for :func:`locate` to tell the place from a link to the same term elsewhere)."""
+    parts, size = [text], len(text)
+    for piece in more:
+        if size >= _CONTEXT:
+            break
+        parts.append(piece)
+        size += len(piece)
+    return "".join(parts)[:_CONTEXT]
 
 
 @dataclass(frozen=True)
@@ -62,13 +147,17 @@ def _skipped(element: etree._Element) -> bool:
 
 
 def html_leftovers(markup: str) -> list[Leftover]:
-    """``[[`` in the prose of an HTML (or XHTML) document or fragment: each text, tail and
-    comment that holds it, outside code, in the order of a walk over the elements (an
-    element's text, then its tail, then the next element).
+    """``[[`` in the prose of an HTML (or XHTML) document or fragment, as a reader sees it:
+    each text, tail and comment that holds it, and each text ending with ``[`` whose next
+    visible text starts with one (``[<strong>[</strong>x]]``, ``[<!-- -->[x]]``, see
+    :func:`_seen_after`), outside code, in the order of a walk over the elements (an
+    element's text, then its tail, then the next element). Entities are read as what they
+    show: ``&#91;&#91;x]]`` is ``[[x]]``. Each leftover holds what a reader sees from its
+    brackets on, across inline tags (:func:`_with_context`).
 
     XPath finds the few strings that hold ``[[`` in C: walking every node of each page in
     Python took 0.9 ms a page (term pages show the syntax in code, so most are parsed)."""
-    if "[[" not in markup:
+    if not _may_hold(markup):
         return []
     from lxml import html as lhtml  # here: `check` rarely needs it (see check_rendered)
 
@@ -76,19 +165,31 @@ def html_leftovers(markup: str) -> list[Leftover]:
     root = lhtml.fromstring(markup) if markup.strip() else None
     if root is None:
         return []
-    hits: list[tuple[Any, int, str, Any]] = []  # (node, 0 text / 1 tail, the string, its owner)
+    hits: list[tuple[Any, int, str]] = []  # (node, 0 text / 1 tail, the leftover)
     for found in _bracket_query()(root):
         if isinstance(found, str):  # a text or tail (lxml's string result knows its element)
             node = found.getparent()
             if node is None:
                 continue
-            hits.append((node, 0, str(found), node) if found.is_text else (node, 1, str(found), node.getparent()))
-        else:  # a comment or processing instruction: its own text
-            hits.append((found, 0, found.text or "", found))
+            owner = node if found.is_text else node.getparent()
+            if owner is None or _skipped(owner):
+                continue
+            text, after = str(found), _seen_after(node, after_tail=not found.is_text)
+            if "[[" in text:
+                text = _with_context(text[text.index("[[") :], after)
+            else:  # it ends with "[": a leftover if the next text a reader sees opens another
+                following = next(after, "")
+                if following[:1] != "[":
+                    continue
+                text = _with_context("[" + following, after)
+            hits.append((node, 0 if found.is_text else 1, text))
+        elif not _skipped(found):  # a comment or processing instruction: its own text
+            text = found.text or ""
+            hits.append((found, 0, text[text.index("[[") :][:_CONTEXT]))
     if len(hits) > 1:
         order = {node: i for i, node in enumerate(root.iter())}
         hits.sort(key=lambda hit: (order.get(hit[0], -1), hit[1]))
-    return [Leftover(text[text.index("[[") :][:_CONTEXT]) for _, _, text, owner in hits if owner is not None and not _skipped(owner)]
+    return [Leftover(text) for _, _, text in hits]
 
 
 def _may_show_brackets(content: str) -> bool:
@@ -194,26 +295,53 @@ def _parts(markdown: str) -> Iterator[list[Token]]:
 
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_WORD = re.compile(r"[^\W_]{2,}")
+
+
+def _needles(leftover: Leftover) -> tuple[list[str], str | None]:
+    """Skeletons of the leftover's text, longest first, and its first word (a cheap test of
+    which source lines are worth a skeleton: the shortest needle holds it)."""
+    skeleton = shown_skeleton(leftover.text)[0]
+    needles = list(dict.fromkeys(skeleton[:n] for n in (len(skeleton), 16, 10, 6) if 3 <= n <= len(skeleton)))
+    word = _WORD.search(leftover.text)
+    return needles, word.group(0)[:4] if word and word.start() < 6 else None
+
+
+def _found(term: Term, needle: str, word: str | None, xrefs: bool) -> tuple[int, int] | None:
+    """The file line and column of the first prose line of ``term`` whose skeleton holds
+    ``needle``, at a place that is not where a parsed reference opens unless ``xrefs``."""
+    opened = {(xref.line, xref.col) for xref in term.xrefs}
+    in_fence = False
+    for number, line in enumerate(term.body.split("\n")):
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            continue
+        if in_fence or (word is not None and word not in line) or ("[" not in line and "&" not in line):
+            continue
+        skeleton, columns = shown_skeleton(line)
+        at = skeleton.find(needle)
+        while at >= 0:
+            place = (term.body_offset + number + 1, columns[at] + 1)
+            if xrefs or place not in opened:
+                return place
+            at = skeleton.find(needle, at + 1)
+    return None
 
 
 def locate(term: Term, leftover: Leftover) -> tuple[int, int]:
-    """The file line and column in ``term`` where ``leftover`` was written (best effort:
-    the first prose line holding its opening characters; else the body's first line)."""
-    lines = term.body.split("\n")
-    probe = re.sub(r"\s+", " ", leftover.text).strip()
-    candidates = [probe[:n] for n in (len(probe), 20, 8, 2) if n <= len(probe)]
-    in_fence = False
-    for needle in candidates:
-        for number, line in enumerate(lines):
-            if _FENCE.match(line):
-                in_fence = not in_fence
-                continue
-            if in_fence:
-                continue
-            col = line.find(needle)
-            if col >= 0:
-                return term.body_offset + number + 1, col + 1
-        in_fence = False
+    """The file line and column in ``term`` where ``leftover`` was written (best effort).
+
+    The output and the source are compared as a reader sees them (:func:`~glossary_tool.text.shown_skeleton`): the
+    first prose line holding the leftover's text, else its first 16, 10 or 6 characters
+    (a leftover may run over a line break). A place where the loader parsed a reference is
+    taken last: its ``[[`` became a link, so brackets left in the output came from elsewhere
+    unless the renderer missed it. Else the body's first line."""
+    needles, word = _needles(leftover)
+    for xrefs, hint in ((False, word), (True, word), (False, None)):
+        for needle in needles:
+            place = _found(term, needle, hint, xrefs)
+            if place is not None:
+                return place
     return term.body_offset + 1, 1
 
 
@@ -235,7 +363,10 @@ def leftover_diagnostics(term: Term, leftovers: list[Leftover], where: str) -> l
     return out
 
 
-_ENTITY_BRACKET = re.compile(r"&(?:#0*91|#x0*5b|lbrack|lsqb)", re.I)
+#: Source that inline markup turns into tags or nothing, so that brackets on either side of it
+#: meet in the prose: emphasis and strikethrough marks, autolink angles, a link's destination
+#: or reference label (``**[**[x]]``, ``[a\\[](u)[x]]`` read ``[[x]]``, see html_leftovers).
+_UNSEEN_MARKUP = re.compile(r"\]\([^)\n]*\)|\]\[[^\]\n]*\]|[*_~<>]")
 
 
 @precomputed()
@@ -245,11 +376,13 @@ def brackets_cannot_render(body: str) -> bool:
 
     Rendered prose holds only what the source holds outside code, raw HTML and the xrefs
     themselves (an xref shows a title or its own text, neither with brackets), plus what
-    entities and backslash escapes decode to. So a body is cleared when, after blanking its
-    fenced and indented code and the opening ``[[`` of each xref token (each at the position
-    the loader recorded for it, and each position used once), no ``[[`` is left, even with
-    every backslash removed, nor an entity of ``[``; and it holds no raw HTML, which the
-    sanitiser may drop from between two brackets. Titles with brackets are the caller's
+    entities and backslash escapes decode to; and brackets meet in prose across the tags
+    that inline markup becomes. So a body is cleared when, after blanking its fenced and
+    indented code and the opening ``[[`` of each xref token (each at the position the loader
+    recorded for it, and each position used once), no ``[[`` is left, even with every
+    backslash removed, nor an entity of ``[``, nor with the markup of :data:`_UNSEEN_MARKUP`
+    taken out too; and it holds no raw HTML, which the sanitiser may drop from between two
+    brackets. Titles with brackets are the caller's
     concern (they change what an xref shows).
     """
     if "[[" not in body and "\\" not in body and "&" not in body and "<" not in body:
@@ -292,7 +425,9 @@ def brackets_cannot_render(body: str) -> bool:
             pieces.append(text[at:])
             masked[line] = "".join(pieces)
     text = "\n".join(masked).replace("\\", "")
-    return "[[" not in text and _ENTITY_BRACKET.search(text) is None
+    if "[[" in text or _ENTITY_BRACKET.search(text) is not None:
+        return False
+    return "[[" not in _UNSEEN_MARKUP.sub("", text)
 
 
 def check_rendered(glossary: Glossary, known: set[tuple[str, int]] | None = None, store: Cache | None = None) -> list[Diagnostic]:
@@ -350,12 +485,19 @@ def check_rendered(glossary: Glossary, known: set[tuple[str, int]] | None = None
 
 
 def source_of(glossary: Glossary, leftover: Leftover) -> Term | None:
-    """The term whose body holds ``leftover`` (for whole-glossary outputs: llms-full.txt, the EPUB)."""
-    probe = re.sub(r"\s+", " ", leftover.text).strip()[:20]
+    """The term whose body holds ``leftover`` (for whole-glossary outputs: llms-full.txt, the
+    EPUB), compared as :func:`locate` compares: the longest match first, and a body where the
+    text is a parsed reference only when no other body holds it."""
+    needles, word = _needles(leftover)
     pages = [s.page for s in glossary.sections if s.page is not None]
-    for term in [*glossary.ordered_terms(), *pages]:
-        if probe and probe in re.sub(r"\s+", " ", term.body):
-            return term
+    terms = [*glossary.ordered_terms(), *pages]
+    if word is not None:
+        terms = [term for term in terms if word in term.body]
+    for xrefs in (False, True):
+        for needle in needles:
+            for term in terms:
+                if _found(term, needle, word, xrefs) is not None:
+                    return term
     return None
 
 

@@ -24,7 +24,7 @@ from markdown_it.token import Token
 from glossary_tool.diagnostics import Diagnostic, error, warning
 from glossary_tool.load.xref_rule import XREF_RE, make_parser
 from glossary_tool.model import Heading, Snippet, XRef
-from glossary_tool.text import count_words, slugify
+from glossary_tool.text import count_words, shown_skeleton, slugify
 
 LANGUAGES = ("cuda", "python", "ptx", "console")
 SNIPPET_OPTIONS = ("name", "arch", "requires", "timeout", "flags", "gpus", "args")
@@ -426,7 +426,9 @@ def _inline(path: str, offset: int, lines: list[str], token: Token, xrefs: list[
         kind = child.type
         if kind != "xref":
             if kind == "text" and "[[" in child.content:
-                _xref_unparsed(path, offset, lines, start_line, child.content, out)
+                end_line = token.map[1] if token.map is not None else start_line + 1
+                taken = {(c.meta.get("line"), c.meta.get("col")) for c in token.children or () if c.type == "xref"}
+                _xref_unparsed(path, offset, lines, (start_line, end_line), child.content, taken, out)
             continue
         meta = child.meta
         if not meta["target"]:
@@ -456,9 +458,12 @@ def _inline(path: str, offset: int, lines: list[str], token: Token, xrefs: list[
         _check_html(path, offset + start_line + 1, text_only, out)
 
 
-def _xref_unparsed(path: str, offset: int, lines: list[str], start_line: int, text: str, out: list[Diagnostic]) -> None:
-    """Report the ``[[`` of a text child that no xref took."""
-    line, col = _find_raw(lines, start_line, text[text.index("[[") :].split("\n")[0])
+def _xref_unparsed(path: str, offset: int, lines: list[str], span: tuple[int, int], text: str, taken: set, out: list[Diagnostic]) -> None:
+    """Report the ``[[`` of a text child that no xref took, where in the body lines ``span``
+    of its inline token it was written (not where one of the token's xrefs opens: ``taken``,
+    body line and column; :func:`_find_shown`)."""
+    raw = text[text.index("[[") :].split("\n")[0]
+    line, col = _find_shown(lines, span, raw, taken) or _find_raw(lines, span[0], raw)
     out.append(
         error(
             path,
@@ -557,6 +562,29 @@ def _locate_xrefs(lines: list[str], tokens: list[Token]) -> None:
                 ends[body_line] = col + 1
             if ends.get(end_line, 0) < end_col:
                 ends[end_line] = end_col
+
+
+def _find_shown(lines: list[str], span: tuple[int, int], shown: str, taken: set) -> tuple[int, int] | None:
+    """Where in body lines ``span`` (start, end) the text ``shown`` was written, except at
+    the places ``taken``: as it stands, else as a reader sees the source (``&#91;&#91;x]]``
+    shows ``[[x]]``; :func:`~glossary_tool.text.shown_skeleton`)."""
+    rows = range(span[0], min(span[1], len(lines)))
+    for number in rows:
+        found = lines[number].find(shown)
+        while found >= 0:
+            if (number, found) not in taken:
+                return number, found
+            found = lines[number].find(shown, found + 1)
+    needle = shown_skeleton(shown)[0]
+    for length in dict.fromkeys((len(needle), 6, 3)):  # the text may run on past the line its brackets are on
+        for number in rows:
+            skeleton, columns = shown_skeleton(lines[number])
+            found = skeleton.find(needle[:length])
+            while found >= 0:
+                if (number, columns[found]) not in taken:
+                    return number, columns[found]
+                found = skeleton.find(needle[:length], found + 1)
+    return None
 
 
 def _find_raw(lines: list[str], start: int, raw: str) -> tuple[int, int]:
