@@ -366,7 +366,9 @@ def leftover_diagnostics(term: Term, leftovers: list[Leftover], where: str) -> l
 #: Source that inline markup turns into tags or nothing, so that brackets on either side of it
 #: meet in the prose: emphasis and strikethrough marks, autolink angles, a link's destination
 #: or reference label (``**[**[x]]``, ``[a\\[](u)[x]]`` read ``[[x]]``, see html_leftovers).
-_UNSEEN_MARKUP = re.compile(r"\]\([^)\n]*\)|\]\[[^\]\n]*\]|[*_~<>]")
+_UNSEEN_MARKUP = r"\]\([^)\n]*\)|\]\[[^\]\n]*\]|[*_~<>]"
+#: Two brackets with only such markup between them.
+_MARKUP_PAIR = re.compile(rf"\[(?:{_UNSEEN_MARKUP})+\[")
 
 
 @precomputed()
@@ -380,10 +382,10 @@ def brackets_cannot_render(body: str) -> bool:
     that inline markup becomes. So a body is cleared when, after blanking its fenced and
     indented code and the opening ``[[`` of each xref token (each at the position the loader
     recorded for it, and each position used once), no ``[[`` is left, even with every
-    backslash removed, nor an entity of ``[``, nor with the markup of :data:`_UNSEEN_MARKUP`
-    taken out too; and it holds no raw HTML, which the sanitiser may drop from between two
-    brackets. Titles with brackets are the caller's
-    concern (they change what an xref shows).
+    backslash removed, nor an entity of ``[``, nor two brackets with only the markup of
+    :data:`_UNSEEN_MARKUP` between them; and it holds no raw HTML, which the sanitiser may
+    drop from between two brackets. Titles with brackets are the caller's concern (they
+    change what an xref shows).
     """
     if "[[" not in body and "\\" not in body and "&" not in body and "<" not in body:
         return True
@@ -427,7 +429,7 @@ def brackets_cannot_render(body: str) -> bool:
     text = "\n".join(masked).replace("\\", "")
     if "[[" in text or _ENTITY_BRACKET.search(text) is not None:
         return False
-    return "[[" not in _UNSEEN_MARKUP.sub("", text)
+    return _MARKUP_PAIR.search(text) is None
 
 
 def check_rendered(glossary: Glossary, known: set[tuple[str, int]] | None = None, store: Cache | None = None) -> list[Diagnostic]:
