@@ -24,7 +24,7 @@ from markdown_it.token import Token
 
 from glossary_tool.emit.html_parts import highlight
 from glossary_tool.emit.links import Linker
-from glossary_tool.load.body import inline_text, parse_once, parse_tokens, parser, unique_anchor
+from glossary_tool.load.body import explicit_anchors, inline_text, parse_once, parse_tokens, parser, unique_anchor
 from glossary_tool.model import Glossary, Link, Snippet, Term
 from glossary_tool.text import slugify
 
@@ -185,13 +185,16 @@ class _Renderer(RendererHTML):
     def heading_open(self, tokens: Sequence[Token], idx: int, options: Any, env: dict) -> str:
         opts: RenderOptions = env["options"]
         state: PageState = env["page"]
+        token = tokens[idx]
         name = inline_text(tokens[idx + 1]).strip()
-        anchor = unique_anchor(slugify(name), state.anchors)
+        explicit = token.attrs.get("id")  # ``## Title {#id}`` (load/heading_attrs.py)
+        anchor = str(explicit) if explicit else unique_anchor(slugify(name), state.anchors)
         ident = opts.anchor_prefix + anchor
-        level = min(int(tokens[idx].tag[1]) + opts.heading_shift, 6)
+        level = min(int(token.tag[1]) + opts.heading_shift, 6)
         state.headings.append((level, ident, html.escape(name, quote=False)))
         env["heading"] = ident
-        return f'<h{level} id="{html.escape(ident)}">'
+        classes = token.attrs.get("class")
+        return f'<h{level} id="{html.escape(ident)}"' + (f' class="{html.escape(str(classes))}">' if classes else ">")
 
     def heading_close(self, tokens: Sequence[Token], idx: int, options: Any, env: dict) -> str:
         opts: RenderOptions = env["options"]
@@ -264,6 +267,8 @@ def render_tokens(tokens: Sequence[Token], options: RenderOptions, page: PageSta
         "skip": set(),
         "slots": [],
     }
+    for ident in explicit_anchors(tokens):  # generated ids avoid them wherever they stand, as in `check`
+        page.anchors.setdefault(ident, 0)
     out = _renderer().render(list(tokens), parser().options, env)
     if sanitize and any(t.type == "html_block" or (t.children and any(c.type == "html_inline" for c in t.children)) for t in tokens):
         out = nh3.clean(out, **_SANITIZE)

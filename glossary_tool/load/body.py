@@ -14,7 +14,7 @@ import functools
 import html
 import operator
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -22,6 +22,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from glossary_tool.diagnostics import Diagnostic, error, warning
+from glossary_tool.load.heading_attrs import read_list
 from glossary_tool.load.xref_rule import XREF_RE, make_parser
 from glossary_tool.model import Heading, Snippet, XRef
 from glossary_tool.text import count_words, shown_skeleton, slugify
@@ -327,7 +328,7 @@ def parse_body(path: str, body: str, offset: int, *, is_term: bool = True) -> Pa
     snippets: list[Snippet] = []
     code_lines: set[int] = set()
     seen_names: dict[str, int] = {}
-    anchors: dict[str, int] = {}
+    anchors = explicit_anchors(tokens)
 
     for index, token in enumerate(tokens):
         kind = token.type
@@ -356,7 +357,10 @@ def parse_body(path: str, body: str, offset: int, *, is_term: bool = True) -> Pa
             inline = tokens[index + 1]
             text = inline_text(inline).strip()
             line = offset + (token.map or (0, 0))[0] + 1
-            headings.append(Heading(int(token.tag[1]), text, unique_anchor(slugify(text), anchors), line))
+            ident = token.attrs.get("id")
+            headings.append(Heading(int(token.tag[1]), text, str(ident) if ident else unique_anchor(slugify(text), anchors), line))
+            if token.meta and "attrs" in token.meta:
+                _heading_attrs(path, line, token.meta["attrs"], out)
             if is_term and token.tag == "h1":
                 out.append(warning(path, line, 1, "h1-in-body", "do not start a section with '#': the page title comes from the 'title' field; use '##'"))
 
@@ -375,17 +379,26 @@ def _shown(match: re.Match[str]) -> str:
 assert tuple(XREF_RE.groupindex) == ("target", "anchor", "text", "suffix")
 
 
+_NUMBERED = re.compile(r"^(.*)_([0-9]+)$")
+
+
 def unique_anchor(anchor: str, seen: dict[str, int]) -> str:
-    """``anchor``, or ``anchor_1``, ``anchor_2`` ... for repeats on one page (the toc extension's rule)."""
-    if anchor not in seen:
-        seen[anchor] = 0
-        return anchor
-    while True:
-        seen[anchor] += 1
-        candidate = f"{anchor}_{seen[anchor]}"
-        if candidate not in seen:
-            seen[candidate] = 0
-            return candidate
+    """``anchor``, or the next free ``anchor_1``, ``anchor_2`` ... on one page; an empty one
+    (a heading with no ASCII letter or digit) is ``_1``. Python-Markdown's ``toc`` rule, the
+    one authors of Python-Markdown sites know: a taken ``x_1`` goes on to ``x_2``, not
+    ``x_1_1``. ``seen`` holds the page's ids so far (the values are not read)."""
+    while anchor in seen or not anchor:
+        numbered = _NUMBERED.match(anchor)
+        anchor = f"{numbered.group(1)}_{int(numbered.group(2)) + 1}" if numbered else f"{anchor}_1"
+    seen[anchor] = 0
+    return anchor
+
+
+def explicit_anchors(tokens: Sequence[Token]) -> dict[str, int]:
+    """The ids that headings' attribute lists give (load/heading_attrs.py), as ``seen`` for
+    :func:`unique_anchor`: like the ``toc`` extension, generated ids avoid them wherever on
+    the page they stand."""
+    return {token.attrs["id"]: 0 for token in tokens if token.type == "heading_open" and "id" in token.attrs}
 
 
 _HTML_CODE = re.compile(r"<(pre|code|kbd|samp)\b.*?</\1\s*>|<!--.*?-->", re.I | re.S)
@@ -451,11 +464,50 @@ def _inline(path: str, offset: int, lines: list[str], token: Token, xrefs: list[
         else:
             xref = XRef(**fields)
         xrefs.append(xref)
+    if "{" in content:
+        _attr_lists(path, offset, lines, start_line, token, out)
     # The whole text, not only what markdown-it took for HTML: raw tags are sanitised on the
     # page, and an author should hear about what was dropped.
     text_only = _CODE_SPAN.sub(lambda m: "\n" * m.group(0).count("\n"), content) if "`" in content else content
     if _may_hold_html(text_only):  # asked here too: most inline text has no marker (a call saved)
         _check_html(path, offset + start_line + 1, text_only, out)
+
+
+#: An attribute list as Python-Markdown's ``attr_list`` finds one after an inline element
+#: (``INLINE_RE``) or on the last line of a block (``BLOCK_RE``).
+_INLINE_ATTRS = re.compile(r"\{:?[ ]*[^}\n ][^\n]*?\}")
+_BLOCK_ATTRS = re.compile(r"\n[ ]*(\{:?[ ]*[^}\n ][^\n]*\})[ ]*$")
+#: The inline elements Python-Markdown gives a directly following list to.
+_ATTR_TARGETS = frozenset(("code_inline", "link_close", "image", "em_close", "strong_close", "s_close"))
+
+
+def _attr_lists(path: str, offset: int, lines: list[str], start_line: int, token: Token, out: list[Diagnostic]) -> None:
+    """Attribute lists this dialect shows as text: after an inline element
+    (``[Get it](url){ .md-button }``) or closing a paragraph (``{: .note }``). Python-Markdown's
+    ``attr_list`` (in the site configuration) would apply them; only headings take them here
+    (load/heading_attrs.py), so an author hears why braces show."""
+    found: list[str] = []
+    previous = ""
+    for child in token.children or ():
+        if child.type == "text" and previous in _ATTR_TARGETS and (match := _INLINE_ATTRS.match(child.content)):
+            found.append(match.group(0))
+        previous = child.type
+    block = _BLOCK_ATTRS.search(token.content)
+    if block is not None:
+        found.append(block.group(1))
+    for written in found:
+        line, col = _find_raw(lines, start_line, written.split("\n")[0])
+        out.append(warning(path, offset + line + 1, col + 1, "attr-list-ignored", f"'{written}' is shown as text: attribute lists apply to headings only (## Title {{#id .class}})"))
+
+
+def _heading_attrs(path: str, line: int, written: str, out: list[Diagnostic]) -> None:
+    """A heading's attribute list (load/heading_attrs.py): what it may not hold is an error, as
+    in raw HTML; items other than ``#id`` and ``.class`` are not written, which the author
+    should hear about."""
+    _check_html(path, line, "{" + written + "}", out)
+    ignored = read_list(written).ignored
+    if ignored and not any(d.line == line and d.code == "unsafe-html" for d in out):
+        out.append(warning(path, line, 1, "heading-attr", f"heading attribute {', '.join(ignored)} is not written: a heading takes #id and .class only"))
 
 
 def _xref_unparsed(path: str, offset: int, lines: list[str], span: tuple[int, int], text: str, taken: set, out: list[Diagnostic]) -> None:

@@ -32,6 +32,7 @@ from mdit_py_plugins.footnote import footnote_plugin
 from glossary_tool.load import fast_normalize, fast_paragraph
 from glossary_tool.load.dispatch import _read_for_installed, dispatch_blocks
 from glossary_tool.load.fast_table import escaped_split, table_rule
+from glossary_tool.load.heading_attrs import heading_attrs_plugin
 from glossary_tool.load.tabs_rule import tabs_plugin
 
 # The submodule, not the function of the same name that markdown_it.rules_block exports.
@@ -164,7 +165,8 @@ def xref_plugin(md: MarkdownIt) -> None:
 def make_parser(*, shortcuts: bool = True) -> MarkdownIt:
     """The one Markdown dialect of term files, from `check` to page, book and llms.txt:
     CommonMark + tables + strikethrough + footnotes + admonitions (``!!! note``) + content
-    tabs (``=== "Label"``) + xrefs. Raw HTML is allowed (and checked and sanitised).
+    tabs (``=== "Label"``) + heading attribute lists (``## Title {#id}``) + xrefs. Raw HTML
+    is allowed (and checked and sanitised).
 
     Shortcuts make the same tokens faster: block rules chosen by a line's first character
     (load/dispatch.py), plain inline content tokenized directly (load/plain_inline.py),
@@ -178,7 +180,7 @@ def make_parser(*, shortcuts: bool = True) -> MarkdownIt:
     from glossary_tool.load.plain_inline import plain_inline  # it reads XREF_RE from here
 
     md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
-    md.use(xref_plugin).use(footnote_plugin).use(admon_plugin).use(tabs_plugin)
+    md.use(xref_plugin).use(footnote_plugin).use(admon_plugin).use(tabs_plugin).use(heading_attrs_plugin)
     if shortcuts and _read_for_installed():
         md.block.ruler.at("table", _fast_table_rule, {"alt": ["paragraph", "reference"]})
         md.block.ruler.at("paragraph", fast_paragraph.paragraph)  # as the stock one, no alt
