@@ -14,6 +14,7 @@ are inserted after sanitising: they are ours.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -234,6 +235,31 @@ class _Renderer(RendererHTML):
         return "</div>\n"
 
     # -- footnotes as Material styles them (Python-Markdown's markup) ---------------------------
+    # ``<sup id="fnref:1"><a class="footnote-ref" href="#fn:1">1</a></sup>``: Material's CSS
+    # sizes ``a.footnote-ref`` and outlines ``[id^="fnref:"]:target``; ids follow the label
+    # (``[^note]`` is ``fn:note``), a second reference to one note is ``fnref2:``.
+    @staticmethod
+    def _footnote_ids(token: Token, env: dict) -> tuple[str, str, int]:
+        """(the note's id, the id of this reference to it, its number)."""
+        number = int(token.meta["id"]) + 1
+        label = re.sub(r"\s+", "-", str(token.meta.get("label") or number))
+        prefix = env["options"].anchor_prefix
+        sub = int(token.meta.get("subId", 0) or 0)
+        return f"{prefix}fn:{label}", f"{prefix}fnref{sub + 1 if sub else ''}:{label}", number
+
+    def footnote_ref(self, tokens: Sequence[Token], idx: int, options: Any, env: dict) -> str:
+        note, ref, number = self._footnote_ids(tokens[idx], env)
+        return f'<sup id="{html.escape(ref)}"><a class="footnote-ref" href="#{html.escape(note)}">{number}</a></sup>'
+
+    def footnote_open(self, tokens: Sequence[Token], idx: int, options: Any, env: dict) -> str:
+        note, _, _ = self._footnote_ids(tokens[idx], env)
+        return f'<li id="{html.escape(note)}">'
+
+    def footnote_anchor(self, tokens: Sequence[Token], idx: int, options: Any, env: dict) -> str:
+        _, ref, number = self._footnote_ids(tokens[idx], env)
+        space = "" if tokens[idx].meta.get("subId") else "&#160;"  # one before the first only
+        return f'{space}<a class="footnote-backref" href="#{html.escape(ref)}" title="Jump back to footnote {number} in the text">&#8617;</a>'
+
     def footnote_block_open(self, tokens: Sequence[Token], idx: int, options: Any, env: dict) -> str:
         return '<div class="footnote">\n<hr>\n<ol>\n'
 

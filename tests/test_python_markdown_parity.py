@@ -1,10 +1,14 @@
-"""Heading anchors are the ones MkDocs authors expect: Python-Markdown's ``toc`` and
-``attr_list`` (both in mkdocs.yml), compared heading by heading with Python-Markdown itself.
+"""Where the one Markdown engine writes what MkDocs authors know from Python-Markdown, it
+writes the same: compared element by element with Python-Markdown itself.
 
-The anchor `check` accepts in ``[[term#anchor]]`` (load/body.py) and the id the page writes
-(emit/render.py) come from the same tokens; these tests hold both to Python-Markdown's output
-for the same Markdown: repeats numbered ``_1``, ``_2`` past taken ones, a heading with no
-ASCII letter or digit ``_1``, ``## Title {#id .class}`` applied and taken off the text.
+Heading anchors (``toc`` and ``attr_list``, both in mkdocs.yml): the anchor `check` accepts
+in ``[[term#anchor]]`` (load/body.py) and the id the page writes (emit/render.py) come from
+the same tokens, and both are Python-Markdown's for the same Markdown: repeats numbered
+``_1``, ``_2`` past taken ones, a heading with no ASCII letter or digit ``_1``,
+``## Title {#id .class}`` applied and taken off the text.
+
+Footnotes: the markup Material's CSS and JavaScript read (``a.footnote-ref`` inside
+``sup#fnref:label``, ``li#fn:label``, back links), as Python-Markdown's ``footnotes`` writes it.
 """
 
 from __future__ import annotations
@@ -101,3 +105,22 @@ def test_attribute_lists_outside_headings_are_reported_as_shown_text(make_glossa
     sm = loaded.glossary.terms["streaming-multiprocessor"]
     found = [(d.line - sm.body_offset, d.col) for d in loaded.diagnostics if d.code == "attr-list-ignored"]
     assert found == [(3, 26), (3, 51), (6, 1)]
+
+
+FOOTNOTES = [
+    "Text[^1].\n\n[^1]: The note.\n",
+    "One[^a] and two[^b], one again[^a].\n\n[^a]: First note.\n[^b]: Second, with *emphasis* and `code`.\n",
+    "A list:\n\n- item[^x]\n\n> quoted[^y]\n\n[^x]: In a list.\n[^y]: In a quote.\n",
+]
+
+
+def _elements(html: str) -> list[tuple]:
+    root = lxml.html.fragment_fromstring(html, create_parent="div")
+    return [(el.tag, sorted(el.attrib.items()), (el.text or "").strip(), (el.tail or "").strip()) for el in root.iter() if isinstance(el.tag, str)]
+
+
+@pytest.mark.parametrize("text", FOOTNOTES)
+def test_footnotes_are_python_markdowns(text):
+    theirs = markdown.markdown(text, extensions=["footnotes"])
+    ours = render_markdown(text, RenderOptions(None, None, None, permalinks=False, highlight_code=False), PageState()).html  # type: ignore[arg-type]
+    assert _elements(ours) == _elements(theirs)
