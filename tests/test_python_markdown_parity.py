@@ -124,3 +124,13 @@ def test_footnotes_are_python_markdowns(text):
     theirs = markdown.markdown(text, extensions=["footnotes"])
     ours = render_markdown(text, RenderOptions(None, None, None, permalinks=False, highlight_code=False), PageState()).html  # type: ignore[arg-type]
     assert _elements(ours) == _elements(theirs)
+
+
+def test_abbreviation_definitions_are_reported_as_shown_text(make_glossary):
+    """Python-Markdown's ``abbr`` (in mkdocs.yml) would apply ``*[SM]: ...``; here it stays
+    text, and `check` says so and what to write instead."""
+    files = trio({"sm": "\nThe SM runs warps.\n\n*[SM]: Streaming Multiprocessor\n\nNot one: *[x] here.\n"})
+    loaded = load_project(make_glossary(files), check_records=False)
+    sm = loaded.glossary.terms["streaming-multiprocessor"]
+    found = [(d.line - sm.body_offset, d.col, d.message) for d in loaded.diagnostics if d.code == "abbr-ignored"]
+    assert [(line, col) for line, col, _ in found] == [(5, 1)] and "[[SM]]" in found[0][2]

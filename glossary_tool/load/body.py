@@ -466,6 +466,12 @@ def _inline(path: str, offset: int, lines: list[str], token: Token, xrefs: list[
         xrefs.append(xref)
     if "{" in content:
         _attr_lists(path, offset, lines, start_line, token, out)
+    if "*[" in content:
+        for found in _ABBR_DEFINITION.finditer(content):
+            line, col = _find_raw(lines, start_line, found.group(0))
+            out.append(
+                warning(path, offset + line + 1, col + 1, "abbr-ignored", f"'{found.group(0)} ...' is shown as text: abbreviation definitions are not applied in term files; link the term instead ([[{found.group(1)}]])")
+            )
     # The whole text, not only what markdown-it took for HTML: raw tags are sanitised on the
     # page, and an author should hear about what was dropped.
     text_only = _CODE_SPAN.sub(lambda m: "\n" * m.group(0).count("\n"), content) if "`" in content else content
@@ -477,6 +483,8 @@ def _inline(path: str, offset: int, lines: list[str], token: Token, xrefs: list[
 #: (``INLINE_RE``) or on the last line of a block (``BLOCK_RE``).
 _INLINE_ATTRS = re.compile(r"\{:?[ ]*[^}\n ][^\n]*?\}")
 _BLOCK_ATTRS = re.compile(r"\n[ ]*(\{:?[ ]*[^}\n ][^\n]*\})[ ]*$")
+#: An abbreviation definition of Python-Markdown's ``abbr`` (``*[SM]: Streaming Multiprocessor``).
+_ABBR_DEFINITION = re.compile(r"^\*\[([^\]\n]+)\]:", re.M)
 #: The inline elements Python-Markdown gives a directly following list to.
 _ATTR_TARGETS = frozenset(("code_inline", "link_close", "image", "em_close", "strong_close", "s_close"))
 
