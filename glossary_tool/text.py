@@ -87,3 +87,33 @@ def shown_skeleton(text: str) -> tuple[str, list[int]]:
                 chars.append(char)
                 columns.append(match.start())
     return "".join(chars), columns
+
+
+#: A code span as CommonMark reads one: a run of backticks, then the shortest text up to a run
+#: of exactly as many.
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
+
+
+def code_spans(text: str) -> list[tuple[bool, str]]:
+    """``text`` cut into (is code, content) pieces at its code spans, each span's content as
+    CommonMark gives it (line breaks as spaces, one space stripped from each end when both
+    ends have one). For the text of a reference, ``[[syncthreads|`__syncthreads()`]]``: the
+    only Markdown such a text may hold."""
+    pieces: list[tuple[bool, str]] = []
+    at = 0
+    for span in _CODE_SPAN.finditer(text):
+        if span.start() > at:
+            pieces.append((False, text[at : span.start()]))
+        code = span.group(2).replace("\n", " ")
+        if len(code) > 2 and code[0] == " " and code[-1] == " " and code.strip():
+            code = code[1:-1]
+        pieces.append((True, code))
+        at = span.end()
+    if at < len(text):
+        pieces.append((False, text[at:]))
+    return pieces
+
+
+def without_code_marks(text: str) -> str:
+    """``text`` with its code spans' backticks taken off (for plain-text outputs)."""
+    return "".join(piece for _, piece in code_spans(text)) if "`" in text else text

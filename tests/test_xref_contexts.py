@@ -237,3 +237,41 @@ def test_yaml_error_reported_once_at_its_cause(make_glossary):
     mine = [d for d in loaded.diagnostics if d.path.endswith("warp.md") or d.path.endswith("toc.yml")]
     assert [(d.code, d.line, d.col) for d in mine] == [("yaml-syntax", 3, 10)]
     assert "note: the parser stopped at line" in mine[0].message
+
+
+def test_code_in_a_references_text_is_shown_as_code(make_glossary):
+    """``[[thread|`__syncthreads()` calls]]``: the page shows code, as the Markdown link
+    ``[`__syncthreads()` calls](...)`` would; the preview card's plain text has no backticks."""
+    from glossary_tool.emit.previews import opening, resolver
+
+    loaded, soup = _rendered(make_glossary, "Barriers: [[thread|`__syncthreads()` calls]] and [[sm|the `a` and `f` suffixes]].\n\nMore [[thread]]s.\n")
+    links = [a for a in soup.find_all("a") if a.get("href") in (THREAD, SM)]
+    assert [str(a.decode_contents()) for a in links[:2]] == ["<code>__syncthreads()</code> calls", "the <code>a</code> and <code>f</code> suffixes"]
+    warp = loaded.glossary.terms["warp"]
+    assert opening(warp, loaded.glossary, resolver(loaded.glossary)).startswith("Barriers: __syncthreads() calls and the a and f suffixes.")
+
+
+def test_a_references_text_renders_as_the_same_markdown_link_text_would():
+    """For texts of words, spaces, ampersands and backtick runs, the reference's text is the
+    HTML that markdown-it gives the same text as a link's (raw HTML in a reference's text
+    stays text, where a link's would be a tag)."""
+    import random
+
+    from glossary_tool.emit.render import shown_html
+    from glossary_tool.load.body import parser
+
+    rng = random.Random(11)
+    pieces = ["`", "``", "a", "b c", " ", "__x()", " < ", "&", "`` x ``", "`y`", "`a<b`"]  # no ">": no tag
+    compared = 0
+    for _ in range(500):
+        text = "".join(rng.choices(pieces, k=rng.randint(1, 6))).strip()
+        if not text or text.startswith("`") and text.endswith("`") and set(text) == {"`"}:
+            continue
+        html_out = parser().render(f"[{text}](u)\n")
+        soup = BeautifulSoup(html_out, "html.parser")
+        anchor = soup.find("a")
+        if anchor is None:  # the text made it something else than a link
+            continue
+        assert shown_html(text) == anchor.decode_contents(), text
+        compared += 1
+    assert compared > 300

@@ -22,6 +22,7 @@ from markdown_it.token import Token
 from glossary_tool.emit.markdown import display_text
 from glossary_tool.load.body import parse_tokens
 from glossary_tool.model import Glossary, Term, XRef
+from glossary_tool.text import without_code_marks
 
 PREVIEWS_SRC = "assets/previews.json"
 #: The opening is cut at a sentence end near this many characters.
@@ -40,7 +41,7 @@ def _inline_plain(token: Token, resolve: Callable[[str], Term | None]) -> str:
             meta = child.meta
             xref = XRef(meta["target"], meta["anchor"], meta["text"], meta["suffix"], 0, 0, child.content)
             target = resolve(meta["target"])
-            parts.append(display_text(xref, target) if target is not None else xref.shown)
+            parts.append(without_code_marks(display_text(xref, target) if target is not None else xref.shown))
         elif child.type in ("softbreak", "hardbreak"):
             parts.append(" ")
     return " ".join("".join(parts).split())

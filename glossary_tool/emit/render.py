@@ -27,7 +27,7 @@ from glossary_tool.emit.html_parts import highlight
 from glossary_tool.emit.links import Linker
 from glossary_tool.load.body import explicit_anchors, inline_text, parse_once, parse_tokens, parser, unique_anchor
 from glossary_tool.model import Glossary, Link, Snippet, Term
-from glossary_tool.text import slugify
+from glossary_tool.text import code_spans, slugify
 
 
 class MarkdownBlock(str):
@@ -130,6 +130,13 @@ _SANITIZE = {
 _SLOT = "@@glossary-snippet-{}@@"
 
 
+def shown_html(text: str) -> str:
+    """The text of a reference as HTML: its code spans as ``<code>``, the rest escaped."""
+    if "`" not in text:
+        return html.escape(text, quote=False)
+    return "".join(f"<code>{html.escape(piece, quote=False)}</code>" if code else html.escape(piece, quote=False) for code, piece in code_spans(text))
+
+
 class _Renderer(RendererHTML):
     """markdown-it's HTML renderer with the glossary's tokens and Material's markup."""
 
@@ -141,18 +148,20 @@ class _Renderer(RendererHTML):
                 self.rules[name] = rule
 
     # -- cross-references -------------------------------------------------------------
+    # A reference's text may hold code spans (``[[syncthreads|`__syncthreads()`]]``), shown as
+    # code; everything else in it is text.
     def xref(self, tokens: Sequence[Token], idx: int, options: Any, env: dict) -> str:
         meta = tokens[idx].meta
         link: Link | None = env["links"].get((meta.get("line"), meta.get("col")))
         if link is None:  # unresolved: shown as text (check reports it)
-            return html.escape((meta["text"] if meta["text"] is not None else meta["target"]) + meta["suffix"], quote=False)
+            return shown_html((meta["text"] if meta["text"] is not None else meta["target"]) + meta["suffix"])
         from glossary_tool.emit.markdown import display_text
 
         opts: RenderOptions = env["options"]
         target = opts.glossary.terms[link.target]
         href = opts.linker.to_term(target, link.xref.anchor)
         href = opts.href(href) if opts.href is not None else href
-        return f'<a href="{html.escape(href)}" title="{html.escape(target.summary)}">{html.escape(display_text(link.xref, target), quote=False)}</a>'
+        return f'<a href="{html.escape(href)}" title="{html.escape(target.summary)}">{shown_html(display_text(link.xref, target))}</a>'
 
     # -- code ---------------------------------------------------------------------------
     def fence(self, tokens: Sequence[Token], idx: int, options: Any, env: dict) -> str:
