@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Container
 from html import unescape
 
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -87,6 +88,18 @@ def shown_skeleton(text: str) -> tuple[str, list[int]]:
                 chars.append(char)
                 columns.append(match.start())
     return "".join(chars), columns
+
+
+def find_shown(line: str, needle: str, taken: Container[int] = ()) -> int | None:
+    """The column of ``line`` where its :func:`shown_skeleton` first holds ``needle`` (itself a
+    skeleton), other than the columns ``taken``; None if nowhere."""
+    skeleton, columns = shown_skeleton(line)
+    at = skeleton.find(needle)
+    while at >= 0:
+        if columns[at] not in taken:
+            return columns[at]
+        at = skeleton.find(needle, at + 1)
+    return None
 
 
 #: A code span as CommonMark reads one: a run of backticks, then the shortest text up to a run

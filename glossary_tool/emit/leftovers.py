@@ -24,7 +24,7 @@ from glossary_tool.load.body import parse_tokens, parser, precomputed
 from glossary_tool.load.cache import Cache
 from glossary_tool.load.xref_rule import LITERAL_CLASS, make_parser
 from glossary_tool.model import Glossary, Term
-from glossary_tool.text import shown_skeleton
+from glossary_tool.text import find_shown, shown_skeleton
 
 if TYPE_CHECKING:
     from lxml import etree
@@ -318,13 +318,10 @@ def _found(term: Term, needle: str, word: str | None, xrefs: bool) -> tuple[int,
             continue
         if in_fence or (word is not None and word not in line) or ("[" not in line and "&" not in line):
             continue
-        skeleton, columns = shown_skeleton(line)
-        at = skeleton.find(needle)
-        while at >= 0:
-            place = (term.body_offset + number + 1, columns[at] + 1)
-            if xrefs or place not in opened:
-                return place
-            at = skeleton.find(needle, at + 1)
+        row = term.body_offset + number + 1
+        col = find_shown(line, needle, () if xrefs else {column - 1 for at, column in opened if at == row})
+        if col is not None:
+            return row, col + 1
     return None
 
 

@@ -25,7 +25,7 @@ from glossary_tool.diagnostics import Diagnostic, error, warning
 from glossary_tool.load.heading_attrs import read_list
 from glossary_tool.load.xref_rule import XREF_RE, make_parser
 from glossary_tool.model import Heading, Snippet, XRef
-from glossary_tool.text import count_words, shown_skeleton, slugify
+from glossary_tool.text import count_words, find_shown, shown_skeleton, slugify
 
 LANGUAGES = ("cuda", "python", "ptx", "console")
 SNIPPET_OPTIONS = ("name", "arch", "requires", "timeout", "flags", "gpus", "args")
@@ -467,11 +467,7 @@ def _inline(path: str, offset: int, lines: list[str], token: Token, xrefs: list[
     if "{" in content:
         _attr_lists(path, offset, lines, start_line, token, out)
     if "*[" in content:
-        for found in _ABBR_DEFINITION.finditer(content):
-            line, col = _find_raw(lines, start_line, found.group(0))
-            out.append(
-                warning(path, offset + line + 1, col + 1, "abbr-ignored", f"'{found.group(0)} ...' is shown as text: abbreviation definitions are not applied in term files; link the term instead ([[{found.group(1)}]])")
-            )
+        _abbr_definitions(path, offset, lines, start_line, content, out)
     # The whole text, not only what markdown-it took for HTML: raw tags are sanitised on the
     # page, and an author should hear about what was dropped.
     text_only = _CODE_SPAN.sub(lambda m: "\n" * m.group(0).count("\n"), content) if "`" in content else content
@@ -506,6 +502,14 @@ def _attr_lists(path: str, offset: int, lines: list[str], start_line: int, token
     for written in found:
         line, col = _find_raw(lines, start_line, written.split("\n")[0])
         out.append(warning(path, offset + line + 1, col + 1, "attr-list-ignored", f"'{written}' is shown as text: attribute lists apply to headings only (## Title {{#id .class}})"))
+
+
+def _abbr_definitions(path: str, offset: int, lines: list[str], start_line: int, content: str, out: list[Diagnostic]) -> None:
+    """Python-Markdown's ``abbr`` definitions, which this dialect shows as text."""
+    for found in _ABBR_DEFINITION.finditer(content):
+        line, col = _find_raw(lines, start_line, found.group(0))
+        message = f"'{found.group(0)} ...' is shown as text: abbreviation definitions are not applied in term files; link the term instead ([[{found.group(1)}]])"
+        out.append(warning(path, offset + line + 1, col + 1, "abbr-ignored", message))
 
 
 def _heading_attrs(path: str, line: int, written: str, out: list[Diagnostic]) -> None:
@@ -638,12 +642,9 @@ def _find_shown(lines: list[str], span: tuple[int, int], shown: str, taken: set)
     needle = shown_skeleton(shown)[0]
     for length in dict.fromkeys((len(needle), 6, 3)):  # the text may run on past the line its brackets are on
         for number in rows:
-            skeleton, columns = shown_skeleton(lines[number])
-            found = skeleton.find(needle[:length])
-            while found >= 0:
-                if (number, columns[found]) not in taken:
-                    return number, columns[found]
-                found = skeleton.find(needle[:length], found + 1)
+            col = find_shown(lines[number], needle[:length], {column for row, column in taken if row == number})
+            if col is not None:
+                return number, col
     return None
 
 
