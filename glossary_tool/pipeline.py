@@ -18,6 +18,7 @@ from glossary_tool.draw import Diagram, check_diagrams, load_diagrams
 from glossary_tool.emit.instructions import EMPTY as EMPTY_INSTRUCTIONS
 from glossary_tool.emit.instructions import InstructionTable, load_instructions
 from glossary_tool.emit.leftovers import check_rendered
+from glossary_tool.emit.written_links import check_written_links, written_links
 from glossary_tool.link import link_glossary, term_link_graph
 from glossary_tool.link.linker import link_key
 from glossary_tool.load import LoadResult, cache, load_tree
@@ -109,7 +110,7 @@ def load_project(root: Path, *, check_records: bool = True, cache: bool = True, 
         from glossary_tool.emit.leftovers import brackets_cannot_render
         from glossary_tool.verify.figure_check import block_spans
 
-        precompute = (brackets_cannot_render, block_spans) if check_records else (brackets_cannot_render,)
+        precompute = (brackets_cannot_render, written_links, block_spans) if check_records else (brackets_cannot_render, written_links)
     ahead: dict[str, Any] = {}
 
     def meanwhile() -> None:
@@ -125,6 +126,7 @@ def load_project(root: Path, *, check_records: bool = True, cache: bool = True, 
     diagnostics = list(loaded.diagnostics) + problems
     reported = {(d.path, d.line) for d in diagnostics if d.code in ("xref-unparsed", "xref-in-html")}
     diagnostics += check_rendered(glossary, reported, store)
+    diagnostics += check_written_links(glossary, project.glossary_dir, store)
     drawn = ahead["drawn"] if "drawn" in ahead else load_diagrams(project.diagrams_dir, project.root, store)  # not read ahead: no glossary folder
     diagnostics += drawn.diagnostics
     diagnostics += check_diagrams(drawn.diagrams, glossary, drawn.broken)

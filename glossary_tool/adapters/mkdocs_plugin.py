@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from itertools import accumulate
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import unquote
 
 import jinja2
 from mkdocs.config import config_options
@@ -720,17 +721,21 @@ def _nav_groups(entries: list[dict[str, str]]) -> list:
 
 
 def _md_href(src: str, url: str, files: Files) -> Callable[[str], str]:
-    """A link written to a ``.md`` source (relative to ``src``) -> the page URL relative to ``url``.
+    """A link or image written relative to the source ``src`` (a ``.md`` page or any other
+    file of the glossary folder) -> that page's or file's URL relative to the page ``url``.
 
-    What Python-Markdown's link rewriting did for MkDocs; other links are left as written.
+    What Python-Markdown's link rewriting did for MkDocs: the page is one folder deeper
+    than its source (``warp.md`` is ``warp/``), so ``../assets/x.svg`` as written would miss.
+    Links with a scheme, site-absolute ones and those to no file are left as written
+    (`check` reports the last two: emit/written_links.py).
     """
     base = posixpath.dirname(src)
 
     def href(link: str) -> str:
         path, hash_mark, fragment = link.partition("#")
-        if not path.endswith(".md") or "://" in path or path.startswith("/"):
+        if not path or ":" in path.split("/", 1)[0] or path.startswith("/"):
             return link
-        file = files.get_file_from_path(posixpath.normpath(posixpath.join(base, path)))
+        file = files.get_file_from_path(posixpath.normpath(posixpath.join(base, unquote(path))))
         if file is None:
             return link
         return get_relative_url(file.url, url) + (hash_mark + fragment if hash_mark else "")

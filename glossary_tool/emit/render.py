@@ -223,6 +223,15 @@ class _Renderer(RendererHTML):
             return self.renderToken([token], 0, options, env)
         return self.renderToken(tokens, idx, options, env)
 
+    def image(self, tokens: Sequence[Token], idx: int, options: Any, env: dict) -> str:
+        token = tokens[idx]
+        rewrite = env["options"].href
+        if rewrite is not None and token.attrs.get("src"):
+            token = token.copy()
+            token.attrs = {**token.attrs, "src": rewrite(str(token.attrs["src"]))}
+            return super().image([token], 0, options, env)
+        return super().image(tokens, idx, options, env)
+
     # -- content tabs (load/tabs_rule.py) -----------------------------------------------------
     def tabs_open(self, tokens: Sequence[Token], idx: int, options: Any, env: dict) -> str:
         state: PageState = env["page"]

@@ -1,0 +1,162 @@
+"""Links and images written as Markdown in a body, checked against the site they will be in.
+
+``[the SM](../device-hardware/streaming-multiprocessor.md#what-it-is)``, ``[see below](#tips)``
+and ``![die](../assets/gh100.svg)`` are relative to the source file, as MkDocs reads them: the
+site adapter turns a ``.md`` link into the page's URL and copies every other file of the
+glossary folder. When Python-Markdown rendered the pages, MkDocs warned about a link to a page
+that is not there; the one engine renders them now, so `check` says it, at the link's line,
+for a missing page or file, a heading that page does not have, a folder, a link that leaves
+the glossary folder, and a site-absolute path (which breaks under the site's own path, such as
+``/gpu-glossary/``). External links are the link checker's (commands/linkcheck.py).
+"""
+
+from __future__ import annotations
+
+import difflib
+import posixpath
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from glossary_tool.diagnostics import Diagnostic, error
+from glossary_tool.draw.graph import MAP_SRC
+from glossary_tool.emit.gpu_compare import COMPARE_SRC
+from glossary_tool.emit.links import term_src
+from glossary_tool.emit.pages import AZ_SRC, HOME_SRC, ROSETTA_SRC, section_src
+from glossary_tool.load import cache
+from glossary_tool.load.body import parse_tokens, precomputed
+from glossary_tool.load.cache import Cache
+from glossary_tool.model import Glossary, Term
+from glossary_tool.publish.feed import WHATS_NEW_SRC
+from glossary_tool.text import slugify
+
+
+@dataclass(frozen=True)
+class WrittenLink:
+    """A link or image of a body: its URL as markdown-it read it, where it was written
+    (0-based body line and column), and whether it is an image."""
+
+    url: str
+    line: int
+    col: int
+    image: bool = False
+
+
+def may_link(body: str) -> bool:
+    """Whether ``body`` can hold a Markdown link or image: an inline one, ``](``, or a
+    reference definition, ``]:``. Most bodies hold neither and are not looked at."""
+    return "](" in body or "]:" in body
+
+
+@precomputed(may_link)
+def written_links(body: str) -> tuple[WrittenLink, ...]:
+    """The links and images of ``body`` (autolinks left out: they are always external)."""
+    if not may_link(body):
+        return ()
+    lines = body.split("\n")
+    found: list[WrittenLink] = []
+    for token in parse_tokens(body):
+        if token.type != "inline" or not token.children:
+            continue
+        first, last = token.map if token.map is not None else (0, len(lines))
+        for child in token.children:
+            if child.type == "link_open" and child.markup not in ("autolink", "linkify"):
+                url, image = str(child.attrs.get("href", "")), False
+            elif child.type == "image":
+                url, image = str(child.attrs.get("src", "")), True
+            else:
+                continue
+            line, col = _written_at(lines, first, last, url)
+            found.append(WrittenLink(url, line, col, image))
+    return tuple(found)
+
+
+def _written_at(lines: list[str], first: int, last: int, url: str) -> tuple[int, int]:
+    """Where ``url`` stands in the body: in its paragraph's lines as a destination,
+    ``(url)`` or ``(url "title")``, else (a reference link) at its definition, ``]: url``,
+    anywhere, else anywhere at all. markdown-it percent-encodes what it reads, so the
+    decoded form is looked for too."""
+    rows = range(first, min(last, len(lines)))
+    for written in dict.fromkeys((url, unquote(url))):
+        for places, forms in ((rows, (f"({written})", f"({written} ", f"(<{written}>")), (range(len(lines)), (f"]: {written}", f"]:{written}")), (rows, (written,))):
+            for number in places:
+                for form in forms:
+                    col = lines[number].find(form)
+                    if col >= 0:
+                        return number, col + form.index(written)
+    return first, 0
+
+
+def term_page_ids(term: Term) -> frozenset[str]:
+    """The ids a link can name on a term's page: its headings', and those of the parts every
+    term page (or this one) has: the title, equivalents, each diagram, sources, linked-from."""
+    generated = {slugify(term.display_title), "sources", "linked-from", *(f"diagram-{name}" for name in term.diagrams)}
+    if term.equivalents:
+        generated.add("equivalents")
+    return frozenset({heading.anchor for heading in term.headings} | generated)
+
+
+def check_written_links(glossary: Glossary, glossary_dir: Path, store: Cache | None = None) -> list[Diagnostic]:
+    """An error for each relative link or image of a body (terms, section intros, the home
+    intro) that does not reach a page, a heading of it, or a file of the glossary folder."""
+    terms = {term_src(term): term for term in glossary.terms.values()}
+    pages = {HOME_SRC, AZ_SRC, ROSETTA_SRC, COMPARE_SRC, MAP_SRC, WHATS_NEW_SRC, *(section_src(s) for s in glossary.sections)}
+    sources: list[tuple[Term, str]] = [(term, term_src(term)) for term in glossary.ordered_terms()]
+    sources += [(s.page, section_src(s)) for s in glossary.sections if s.page is not None]
+    if glossary.home is not None and glossary.home.page is not None:
+        sources.append((glossary.home.page, HOME_SRC))
+    out: list[Diagnostic] = []
+    for term, src in sources:
+        if not may_link(term.body):
+            continue
+        links = written_links(term.body) if store is None else store.get_or_make(cache.key("written-links", term.body), lambda body=term.body: written_links(body), counted=False)
+        for link in links:
+            problem = _problem(link, src, term if src in terms else None, terms, pages, glossary_dir)
+            if problem is not None:
+                out.append(error(term.path, term.body_offset + link.line + 1, link.col + 1, "link-unresolved", problem))
+    return out
+
+
+def _problem(link: WrittenLink, src: str, own: Term | None, terms: dict[str, Term], pages: set[str], glossary_dir: Path) -> str | None:
+    parts = urlsplit(link.url)
+    if parts.scheme or parts.netloc:
+        return None
+    kind = "image" if link.image else "link"
+    path, fragment = unquote(parts.path), unquote(parts.fragment)
+    if not path:
+        if fragment and own is not None and fragment not in term_page_ids(own):
+            return _no_anchor(kind, link.url, "this page", own)
+        return None
+    if path.startswith("/"):
+        return f"{kind} {link.url} is site-absolute: it breaks where the site is served under a path of its own; link the page's .md file relatively (or write [[name]] for a term)"
+    target = posixpath.normpath(posixpath.join(posixpath.dirname(src), path))
+    if target == ".." or target.startswith("../"):
+        return f"{kind} {link.url} points outside the glossary folder"
+    if target.endswith(".md"):
+        if target in terms:
+            term = terms[target]
+            if fragment and fragment not in term_page_ids(term):
+                return _no_anchor(kind, link.url, f"the page of '{term.title}'", term)
+            return None
+        if target in pages:
+            return None
+        return f"{kind} {link.url}: there is no page glossary/{target}{_closest(target, [*terms, *pages])}; for a term, [[name]] finds it by any of its names"
+    found = glossary_dir / target
+    if found.is_dir():
+        index = f"{path.rstrip('/')}/index.md"
+        return f"{kind} {link.url} names a folder: link a page's .md file ({index} if it is a section)"
+    if not found.is_file():
+        return f"{kind} {link.url}: there is no file glossary/{target}"
+    return None
+
+
+def _no_anchor(kind: str, url: str, where: str, term: Term) -> str:
+    anchors = sorted(h.anchor for h in term.headings)
+    listed = f"; its headings' anchors: {', '.join(anchors)}" if anchors else "; it has no headings of its own"
+    return f"{kind} {url}: {where} has no anchor '{unquote(urlsplit(url).fragment)}'{listed}"
+
+
+def _closest(target: str, candidates: Iterable[str]) -> str:
+    close = difflib.get_close_matches(target, list(candidates), n=1)
+    return f" (did you mean {close[0]}?)" if close else ""

@@ -1,0 +1,101 @@
+"""Links and images written as Markdown in a body are checked against the site they will be
+in (emit/written_links.py): every one `check` accepts resolves in the built site, and every
+one that would not is an error at the line and column where it was written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import lxml.html
+import pytest
+
+from glossary_tool.cli import main
+from glossary_tool.pipeline import load_project
+from tests.built_site import BuiltSite
+from tests.conftest import term_text, trio, with_site_config
+
+W = "device-software/warp.md"
+
+GOOD = """Intro [[thread]] and [[sm]].
+
+A [term](thread.md), [its heading](../device-hardware/streaming-multiprocessor.md#what-it-is),
+[its sources](thread.md#sources), [this page's](#part), [the section](index.md),
+[the other section](../device-hardware/index.md), [home](../index.md), [A-Z](../a-z.md),
+[a file](../assets/glossary.css), ![an image](../assets/pic.svg "A title"), [a reference][ref],
+[the web](https://docs.nvidia.com/cuda/), [mail](mailto:a@b.org), <https://example.org/x.md>.
+
+## Part
+
+[ref]: ../device-hardware/streaming-multiprocessor.md
+"""
+
+#: (what is written on the body's third line, the column of its URL, what the error says)
+BAD = [
+    ("[a](nope.md)", 5, "there is no page glossary/device-software/nope.md"),
+    ("[a](../device-hardware/gpu.md)", 5, "there is no page glossary/device-hardware/gpu.md"),
+    ("[a](#nowhere)", 5, "this page has no anchor 'nowhere'; its headings' anchors: part"),
+    ("[a](thread.md#nowhere)", 5, "the page of 'Thread' has no anchor 'nowhere'"),
+    ("[a](/device-software/thread/)", 5, "is site-absolute"),
+    ("[a](../device-hardware/)", 5, "names a folder"),
+    ("![a](pic.png)", 6, "image pic.png: there is no file glossary/device-software/pic.png"),
+    ("[a](../../README.md)", 5, "points outside the glossary folder"),
+    ("Text [a][r] here.\n\n[r]: missing.md", 6, "there is no page glossary/device-software/missing.md"),
+]
+
+
+def _glossary(make_glossary, body: str) -> Path:
+    files = trio({"sm": "\n## What it is\n\nA unit.\n"})
+    files[W] = term_text("Warp", body)
+    files["device-software/index.md"] = "---\ntitle: Device software\nsummary: What runs on the device.\n---\nThe [[warp]] and its [[thread]]s.\n"
+    root = with_site_config(make_glossary(files))
+    (root / "glossary" / "assets" / "pic.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg"/>', encoding="utf-8")
+    return root
+
+
+def _errors(root: Path, **options) -> list[tuple[int, int, str]]:
+    loaded = load_project(root, check_records=False, **options)
+    warp = loaded.glossary.terms["warp"]
+    return sorted((d.line - warp.body_offset, d.col, d.message) for d in loaded.diagnostics if d.code == "link-unresolved")
+
+
+def test_links_that_reach_a_page_heading_or_file_pass_and_resolve_in_the_built_site(make_glossary, tmp_path: Path):
+    root = _glossary(make_glossary, GOOD)
+    assert _errors(root) == []
+    site = tmp_path / "site"
+    assert main(["--root", str(root), "build", "--out", str(site)]) == 0
+    built = BuiltSite(site)
+    page = Path("device-software/warp/index.html")
+    article = built.page(page).find(".//article")
+    written = [el.get("href") or el.get("src") for el in article.iter("a", "img") if "headerlink" not in (el.get("class") or "")]
+    written = [url for url in written if url and not url.startswith(("https:", "mailto:"))]
+    assert len(written) >= 12
+    assert {url: built.problem(page, url) for url in written} == dict.fromkeys(written)
+
+
+@pytest.mark.parametrize(("written", "col", "says"), BAD, ids=[case[0] for case in BAD])
+def test_a_link_that_would_not_resolve_is_an_error_where_it_was_written(make_glossary, written, col, says):
+    root = _glossary(make_glossary, "Intro [[thread]] and [[sm]].\n\n" + written + "\n\n## Part\n\nText.\n")
+    (found,) = _errors(root)
+    line = 5 if "[r]:" in written else 3
+    assert found[:2] == (line, col) and says in found[2], found
+
+
+def test_cold_warm_and_parallel_checks_report_the_same(make_glossary):
+    body = GOOD + "\n" + "\n\n".join(case[0] for case in BAD if "[r]" not in case[0]) + "\n"
+    root = _glossary(make_glossary, body)
+    cold = _errors(root)
+    assert len(cold) == len(BAD) - 1
+    assert _errors(root) == cold, "warm (from .cache/)"
+    assert _errors(root, cache=False, processes=2) == cold, "parsed in workers"
+
+
+def test_the_page_writes_a_good_link_as_the_url_of_its_page(make_glossary, tmp_path: Path):
+    """What the adapter's rewriting gives for a link `check` accepts: the target page's URL."""
+    root = _glossary(make_glossary, GOOD)
+    site = tmp_path / "site"
+    assert main(["--root", str(root), "build", "--out", str(site)]) == 0
+    tree = lxml.html.document_fromstring((site / "device-software/warp/index.html").read_bytes())
+    hrefs = {a.text_content(): a.get("href") for a in tree.iter("a")}
+    assert hrefs["its heading"] == "../../device-hardware/streaming-multiprocessor/#what-it-is"
+    assert hrefs["a reference"] == "../../device-hardware/streaming-multiprocessor/"
+    assert hrefs["the section"] == "../"
