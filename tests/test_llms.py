@@ -185,3 +185,26 @@ def test_section_files_link_their_own_terms_inside_and_others_absolutely(llms_fi
             if url.startswith(SITE_URL) and url.endswith(".md"):
                 other_section = url.removeprefix(SITE_URL).split("/")[0]
                 assert other_section != section.slug or "#" in url, url
+
+
+def test_llms_full_nests_body_headings_and_links_headings_and_written_links_inside_the_file(make_glossary):
+    """Body headings sit under their term's ``###`` title (a ``##`` there read as a new
+    section), and a reference to a heading ([[sm#what-it-is]]) or a link written to a page
+    goes to an anchor the file has, or to the site."""
+    from glossary_tool.pipeline import load_project
+    from tests.conftest import term_text, trio
+
+    files = trio({"sm": "\n## What it is\n\nA unit.\n\n### Inside it\n\nParts.\n"})
+    files["device-software/warp.md"] = term_text("Warp", "See [[sm#what-it-is|its role]], [the thread](thread.md) and [A-Z](../a-z.md).\n\n## Part\n\nText [[thread]].\n")
+    files["device-software/index.md"] = "---\ntitle: Device software\nsummary: What runs on the device.\n---\nThe [[warp]] and [[thread]].\n\n## Reading order\n\nStart at the warp.\n"
+    loaded = load_project(make_glossary(files), check_records=False)
+    text = render_llms(loaded.glossary, REPO / "snippets", REPO / "llms_txt", SITE_URL, "GPU Glossary", {}, reference=()).files["llms-full.txt"]
+    levels = {line.lstrip("#").strip(): len(line) - len(line.lstrip("#")) for line in text.splitlines() if line.startswith("#")}
+    assert (levels["Device software"], levels["Reading order"]) == (2, 3)
+    assert (levels["Warp"], levels["Part"]) == (3, 4)
+    assert (levels["Streaming Multiprocessor (SM)"], levels["What it is"], levels["Inside it"]) == (3, 4, 5)
+    anchors = set(re.findall(r'<a id="([^"]+)"></a>', text))
+    targets = re.findall(r"\]\(([^)\s]+)\)", text)
+    inside = [t[1:] for t in targets if t.startswith("#")]
+    assert {"streaming-multiprocessor", "thread"} <= set(inside) <= anchors
+    assert f"{SITE_URL.rstrip('/')}/a-z/" in targets

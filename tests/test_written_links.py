@@ -4,8 +4,11 @@ one that would not is an error at the line and column where it was written."""
 
 from __future__ import annotations
 
+import re
+import zipfile
 from pathlib import Path
 
+import lxml.etree
 import lxml.html
 import pytest
 
@@ -70,6 +73,24 @@ def test_links_that_reach_a_page_heading_or_file_pass_and_resolve_in_the_built_s
     written = [url for url in written if url and not url.startswith(("https:", "mailto:"))]
     assert len(written) >= 12
     assert {url: built.problem(page, url) for url in written} == dict.fromkeys(written)
+    # llms-full.txt: each link goes to an anchor of the file or a page or file of the site
+    full = (site / "llms-full.txt").read_text(encoding="utf-8")
+    part = full[full.index('<a id="warp"></a>') : full.index('<a id="thread"></a>')]
+    anchors = set(re.findall(r'<a id="([^"]+)"></a>', full))
+    urls = re.findall(r"\]\(([^)\s]+)", part) + re.findall(r"^\[[^\]]+\]: (\S+)", part, re.M)
+    assert len(urls) >= 12
+    assert {u: (u[1:] in anchors) if u.startswith("#") else built.problem(Path("llms-full.txt"), u) is None for u in urls if not u.startswith(("mailto:", "https://docs", "https://example"))} == dict.fromkeys(
+        [u for u in urls if not u.startswith(("mailto:", "https://docs", "https://example"))], True
+    )
+    # the EPUB: every link of the chapter resolves inside the book, or leaves it for the web
+    with zipfile.ZipFile(site / "downloads" / "gpu-glossary.epub") as epub:
+        chapters = {name.removeprefix("OEBPS/"): lxml.etree.fromstring(epub.read(name)) for name in epub.namelist() if name.endswith(".xhtml")}
+    ids = {name: {el.get("id") for el in tree.iter() if el.get("id")} for name, tree in chapters.items()}
+    links = [el.get("href") for el in chapters["device-software.xhtml"].iter("{http://www.w3.org/1999/xhtml}a") if el.get("href")]
+    local = [h for h in links if ":" not in h.split("#")[0]]
+    assert len(local) >= 9
+    assert [h for h in local if h.split("#")[0] not in ids or ("#" in h and h.split("#")[1] not in ids[h.split("#")[0]])] == []
+    assert not [el for el in chapters["device-software.xhtml"].iter("{http://www.w3.org/1999/xhtml}img")], "the book links images"
 
 
 @pytest.mark.parametrize(("written", "col", "says"), BAD, ids=[case[0] for case in BAD])

@@ -32,8 +32,9 @@ from pygments.util import ClassNotFound
 from glossary_tool.atomic import write_bytes
 from glossary_tool.emit.book_pdf import Chapter, render_book
 from glossary_tool.emit.gpu_compare import COMPARE_SRC, comparison_title, comparison_xhtml
+from glossary_tool.emit.links import term_src
 from glossary_tool.emit.page_html import term_article
-from glossary_tool.emit.pages import az_entries, rosetta_rows
+from glossary_tool.emit.pages import az_entries, rosetta_rows, section_src
 from glossary_tool.emit.render import MarkdownBlock, PageState, RenderOptions, render_body
 from glossary_tool.emit.snippets import PlainSnippets
 from glossary_tool.link.equivalents import equivalent_target
@@ -170,6 +171,8 @@ class Book:
     #: (code, language) -> the highlighted block: the exports pass one through the project's
     #: cache (``highlight_through``)
     highlight: Callable[[str, str], str] = _highlight_code
+    #: The glossary folder, against which links written in bodies are resolved (None: left as written).
+    glossary_dir: Path | None = None
 
     def figures(self, term: Term, drawn: dict[str, str]) -> str:
         """Each diagram is drawn once in the book (SVG ids must be unique in a document);
@@ -204,11 +207,36 @@ class Book:
             self.glossary,
             BookLinker(self.glossary),
             lambda t, s: MarkdownBlock(plain(t, s)),
+            href=self._written_href(term_src(term)),
             anchor_prefix=book_anchor(term.slug) + "-",
             heading_shift=1,
             permalinks=False,
             highlight_code=False,
+            image_links=True,
         )
+
+    def _written_href(self, src: str) -> Callable[[str], str]:
+        """A link or image written in the body of ``src`` (emit/written_links.py), for the
+        book: a page becomes an in-book link (to a heading the book has, else to the term),
+        another file its URL on the site (the book embeds no files of its own); what reaches
+        nothing stays as written (`check` reports it)."""
+        from glossary_tool.emit.written_links import reach  # here: it imports pages and drawings the book does not
+
+        linker = BookLinker(self.glossary)
+
+        def href(url: str) -> str:
+            reached = reach(url, src, self.glossary, self.glossary_dir) if self.glossary_dir is not None else None
+            if reached is None:
+                return url
+            if reached.term is not None:
+                anchor = reached.fragment if reached.fragment in {h.anchor for h in reached.term.headings} else None
+                return linker.to_term(reached.term, anchor)
+            if reached.page is not None:
+                section = next((s for s in self.glossary.sections if section_src(s) == reached.page), None)
+                return chapter_file(section) if section is not None else linker.to_page(reached.page)
+            return f"{self.site_url.rstrip('/')}/{reached.file}"
+
+        return href
 
     def term_xhtml(self, term: Term, drawn: dict[str, str] | None = None) -> str:
         return f"<section>{self.memo(term, lambda: self._term_text(term))}{self.figures(term, {} if drawn is None else drawn)}</section>"
@@ -294,7 +322,7 @@ def make_book(loaded, site_url: str | None = None) -> Book:
     identifier = f"urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, site_url)}"
     modified = source_date(loaded.project.root).strftime("%Y-%m-%dT%H:%M:%SZ")
     project = loaded.project
-    return Book(glossary, project.records_dir, project.reference_gpus, title, identifier, modified, site_url, dict(getattr(loaded, "diagrams", {}) or {}))
+    return Book(glossary, project.records_dir, project.reference_gpus, title, identifier, modified, site_url, dict(getattr(loaded, "diagrams", {}) or {}), glossary_dir=project.glossary_dir)
 
 
 def epub_with_leftovers(book: Book) -> tuple[bytes, list]:

@@ -77,4 +77,6 @@ class AnchorLinker:
         return "#" + src.removesuffix(".md").replace("/", "-")
 
     def to_term(self, target: Term, anchor: str | None = None) -> str:
-        return "#" + (f"{term_anchor(target.slug)}-{anchor}" if anchor else term_anchor(target.slug))
+        """The term's anchor: the file marks each term (``<a id>`` before it), not the
+        headings inside it, so a reference to a heading goes to its term."""
+        return "#" + term_anchor(target.slug)

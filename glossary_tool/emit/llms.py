@@ -21,6 +21,7 @@ from glossary_tool.emit.links import AbsoluteLinker, AnchorLinker, term_anchor, 
 from glossary_tool.emit.markdown import BodyRewriter, fence_for, term_markdown
 from glossary_tool.emit.pages import az_markdown, rosetta_markdown
 from glossary_tool.emit.snippets import LANG_LEXER, PlainSnippets
+from glossary_tool.emit.written_links import rewriter
 from glossary_tool.model import Glossary, Snippet, Term
 from glossary_tool.verify.reference import ReferenceGpu
 
@@ -173,6 +174,7 @@ def render_llms(
 
     absolute = AbsoluteLinker(site_url)
     anchors = AnchorLinker()
+    in_full = rewriter(glossary, anchors, site_url)  # links written in bodies, for files read away from the site's folders
     reference = tuple(reference)
     snippets = PlainSnippets(records_root, reference)
     toolchain = whole("toolchain", partial(common_toolchain, glossary, records_root))
@@ -187,6 +189,8 @@ def render_llms(
     described_full: dict[str, str] = {}
     for section in glossary.sections:
         described_here: dict[str, str] = {}
+        local = SectionLinker(section.slug, absolute)
+        in_section = rewriter(glossary, local, site_url)
         terms = [glossary.terms[s] for s in section.terms]
         sections.append({"title": section.title, "terms": [{"display_title": t.display_title, "url": absolute.to_term(t), "summary": t.summary} for t in terms]})
         full_terms = []
@@ -195,15 +199,18 @@ def render_llms(
             figures = diagram_text(term, diagrams or {})
             files[term_src(term)] = once(term, f"copy\0{figures}", partial(term_markdown, term, glossary, absolute, snippets, extra_after_body=figures))
             once_full = diagram_text(term, diagrams or {}, described=described_full)
-            text = once(term, f"full\0{toolchain}\0{once_full}", partial(term_markdown, term, glossary, anchors, compact, title_level=3, extra_after_body=once_full, compact=True, sources=False)).strip()
+            text = once(
+                term, f"full\0{toolchain}\0{once_full}", partial(term_markdown, term, glossary, anchors, compact, title_level=3, extra_after_body=once_full, compact=True, sources=False, written=in_full)
+            ).strip()
             full_terms.append({"anchor": term_anchor(term.slug), "markdown": text})
-            local = SectionLinker(section.slug, absolute)
             once_here = diagram_text(term, diagrams or {}, described=described_here)
-            text = once(term, f"section\0{section.slug}\0{toolchain}\0{once_here}", partial(term_markdown, term, glossary, local, compact, title_level=3, extra_after_body=once_here, compact=True)).strip()
+            text = once(
+                term, f"section\0{section.slug}\0{toolchain}\0{once_here}", partial(term_markdown, term, glossary, local, compact, title_level=3, extra_after_body=once_here, compact=True, written=in_section)
+            ).strip()
             section_terms.append({"anchor": term_anchor(term.slug), "markdown": text})
-        intro = BodyRewriter(glossary, anchors, link_titles=False).body(section.page) if section.page is not None else section.summary
+        intro = BodyRewriter(glossary, anchors, link_titles=False, written=in_full, heading_shift=1).body(section.page) if section.page is not None else section.summary
         full_sections.append({"title": section.title, "anchor": f"section-{section.slug}", "summary": intro, "terms": full_terms})
-        local_intro = BodyRewriter(glossary, SectionLinker(section.slug, absolute), link_titles=False).body(section.page) if section.page is not None else section.summary
+        local_intro = BodyRewriter(glossary, local, link_titles=False, written=in_section, heading_shift=1).body(section.page) if section.page is not None else section.summary
         section_files.append((section, {"title": section.title, "anchor": f"section-{section.slug}", "summary": local_intro, "terms": section_terms}))
     files["a-z.md"] = whole("a-z.md", partial(az_markdown, glossary, absolute))
     files["rosetta.md"] = whole("rosetta.md", partial(rosetta_markdown, glossary, absolute))

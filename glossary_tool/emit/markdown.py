@@ -93,6 +93,12 @@ class BodyRewriter:
     snippet_renderer: SnippetRenderer | None = None
     #: False: links without the target's summary as title (llms-full.txt, where the target is a scroll away)
     link_titles: bool = True
+    #: (body's term, a link written in it) -> the URL to write instead (emit/written_links.py
+    #: ``rewriter``): for outputs read away from the site's folders.
+    written: Callable[[Term, str], str] | None = None
+    #: Levels added to the body's headings, so that they sit under the term's own title where
+    #: that is not a page's ``#`` (llms-full.txt: ``###`` titles, so ``##`` becomes ``####``).
+    heading_shift: int = 0
 
     def body(self, term: Term) -> str:
         """The body with each xref's written text (which may wrap) replaced by a Markdown link,
@@ -122,6 +128,25 @@ class BodyRewriter:
             if replacement.startswith("[") and _bang_before(text, start):  # "Wow![[x]]": a link, not an image
                 start, replacement = start - 1, "\\!" + replacement
             edits.append((start, end, replacement))
+        if self.heading_shift and "#" in text:
+            from glossary_tool.load.body import parse_tokens
+
+            lines = text.split("\n")
+            for token in parse_tokens(text):
+                if token.type == "heading_open" and token.markup.startswith("#") and token.map is not None:
+                    at = lines[token.map[0]].find(token.markup)
+                    if at >= 0:
+                        deeper = "#" * min(len(token.markup) + self.heading_shift, 6)
+                        edits.append((starts[token.map[0]] + at, starts[token.map[0]] + at + len(token.markup), deeper))
+        if self.written is not None:
+            from glossary_tool.emit.written_links import may_link, written_links
+
+            if may_link(text):
+                for written in written_links(text):
+                    url = self.written(term, written.url)
+                    if written.length and url != written.url:
+                        start = starts[written.line] + written.col
+                        edits.append((start, start + written.length, url))
         if self.snippet_renderer is not None:
             for snippet in term.snippets:
                 block = self.snippet_renderer(term, snippet).rstrip("\n")
@@ -174,18 +199,21 @@ def term_markdown(
     extra_after_body: str = "",
     compact: bool = False,
     sources: bool = True,
+    written: Callable[[Term, str], str] | None = None,
 ) -> str:
     """A whole term page; the site, llms.txt copies and llms-full.txt all use it.
 
     ``compact`` (llms-full.txt and its section files): links without titles and no "Linked from"
     list, both of which repeat what the linked term itself says. ``sources`` False leaves the
-    sources out (llms-full.txt, which must stay under 1 MB; its header says where they are)."""
+    sources out (llms-full.txt, which must stay under 1 MB; its header says where they are).
+    ``written``: how links written in the body are rewritten (:class:`BodyRewriter`)."""
     h = "#" * title_level
     sub = "#" * (title_level + 1)
     parts = [f"{h} {md_escape_text(term.display_title)}"]
     if term.aliases:
         parts.append("*Also called:* " + ", ".join(md_escape_text(a) for a in term.aliases))
-    parts.append(BodyRewriter(glossary, linker, snippet_renderer, link_titles=not compact).body(term))
+    body = BodyRewriter(glossary, linker, snippet_renderer, link_titles=not compact, written=written, heading_shift=title_level - 1)
+    parts.append(body.body(term))
     if extra_after_body:
         parts.append(extra_after_body)
     table = equivalents_table(term, glossary, linker, link_titles=not compact, compact=compact)

@@ -67,6 +67,8 @@ class RenderOptions:
     permalinks: bool = True
     #: Pygments highlighting of code blocks; `check` renders without it.
     highlight_code: bool = True
+    #: An image as a link to it, its alt text the link's (the book: it embeds no image files).
+    image_links: bool = False
 
 
 @dataclass
@@ -225,10 +227,16 @@ class _Renderer(RendererHTML):
 
     def image(self, tokens: Sequence[Token], idx: int, options: Any, env: dict) -> str:
         token = tokens[idx]
-        rewrite = env["options"].href
-        if rewrite is not None and token.attrs.get("src"):
+        opts: RenderOptions = env["options"]
+        src = str(token.attrs.get("src", ""))
+        if opts.href is not None and src:
+            src = opts.href(src)
+        if opts.image_links:
+            alt = self.renderInlineAsText(token.children or [], options, env) or src
+            return f'<a href="{html.escape(src)}">{html.escape(alt, quote=False)}</a>'
+        if src != token.attrs.get("src"):
             token = token.copy()
-            token.attrs = {**token.attrs, "src": rewrite(str(token.attrs["src"]))}
+            token.attrs = {**token.attrs, "src": src}
             return super().image([token], 0, options, env)
         return super().image(tokens, idx, options, env)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import difflib
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -22,7 +22,7 @@ from urllib.parse import unquote, urlsplit
 from glossary_tool.diagnostics import Diagnostic, error
 from glossary_tool.draw.graph import MAP_SRC
 from glossary_tool.emit.gpu_compare import COMPARE_SRC
-from glossary_tool.emit.links import term_src
+from glossary_tool.emit.links import Linker, term_src
 from glossary_tool.emit.pages import AZ_SRC, HOME_SRC, ROSETTA_SRC, section_src
 from glossary_tool.load import cache
 from glossary_tool.load.body import parse_tokens, precomputed
@@ -35,12 +35,14 @@ from glossary_tool.text import slugify
 @dataclass(frozen=True)
 class WrittenLink:
     """A link or image of a body: its URL as markdown-it read it, where it was written
-    (0-based body line and column), and whether it is an image."""
+    (0-based body line and column) and how long it is there, and whether it is an image."""
 
     url: str
     line: int
     col: int
     image: bool = False
+    #: How long the URL is as written (0: not found in the source, so not to be rewritten).
+    length: int = 0
 
 
 def may_link(body: str) -> bool:
@@ -67,12 +69,12 @@ def written_links(body: str) -> tuple[WrittenLink, ...]:
                 url, image = str(child.attrs.get("src", "")), True
             else:
                 continue
-            line, col = _written_at(lines, first, last, url)
-            found.append(WrittenLink(url, line, col, image))
+            line, col, length = _written_at(lines, first, last, url)
+            found.append(WrittenLink(url, line, col, image, length))
     return tuple(found)
 
 
-def _written_at(lines: list[str], first: int, last: int, url: str) -> tuple[int, int]:
+def _written_at(lines: list[str], first: int, last: int, url: str) -> tuple[int, int, int]:
     """Where ``url`` stands in the body: in its paragraph's lines as a destination,
     ``(url)`` or ``(url "title")``, else (a reference link) at its definition, ``]: url``,
     anywhere, else anywhere at all. markdown-it percent-encodes what it reads, so the
@@ -84,8 +86,8 @@ def _written_at(lines: list[str], first: int, last: int, url: str) -> tuple[int,
                 for form in forms:
                     col = lines[number].find(form)
                     if col >= 0:
-                        return number, col + form.index(written)
-    return first, 0
+                        return number, col + form.index(written), len(written)
+    return first, 0, 0
 
 
 def term_page_ids(term: Term) -> frozenset[str]:
@@ -97,56 +99,133 @@ def term_page_ids(term: Term) -> frozenset[str]:
     return frozenset({heading.anchor for heading in term.headings} | generated)
 
 
+def page_src(term: Term) -> str:
+    """The ``.md`` source a body belongs to: a term's, a section intro's or the home intro's
+    (those two are pseudo-terms, ``_index:<section>`` and ``_index:home``)."""
+    if term.slug == "_index:home":
+        return HOME_SRC
+    if term.slug.startswith("_index:"):
+        return f"{term.section}/index.md"
+    return term_src(term)
+
+
+def rewriter(glossary: Glossary, linker: Linker, site_url: str) -> Callable[[Term, str], str]:
+    """For Markdown read away from the site's folders (llms-full.txt, a section's llms file):
+    a link written in a body to a term goes where ``linker`` puts terms (a heading of it
+    kept), one to another page or to a file to its URL on the site; the rest as written."""
+    base = site_url.rstrip("/") + "/"
+
+    def rewrite(term: Term, url: str) -> str:
+        reached = reach(url, page_src(term), glossary, None)
+        if reached is None:
+            return url
+        if reached.term is not None:
+            anchor = reached.fragment if reached.fragment in {h.anchor for h in reached.term.headings} else None
+            return linker.to_term(reached.term, anchor)
+        if reached.page is not None:
+            page = base + (reached.page.removesuffix("index.md") if reached.page.endswith("index.md") else reached.page.removesuffix(".md") + "/")
+            return page + (f"#{reached.fragment}" if reached.fragment else "")
+        return base + str(reached.file)
+
+    return rewrite
+
+
+def page_sources(glossary: Glossary) -> tuple[dict[str, Term], set[str]]:
+    """The ``.md`` sources a link can name: each term's, and the other pages' (home, section
+    intros and lists, the generated pages)."""
+    terms = {term_src(term): term for term in glossary.terms.values()}
+    pages = {HOME_SRC, AZ_SRC, ROSETTA_SRC, COMPARE_SRC, MAP_SRC, WHATS_NEW_SRC, *(section_src(s) for s in glossary.sections)}
+    return terms, pages
+
+
+@dataclass(frozen=True)
+class Reached:
+    """What a relative link reaches: a term's page (``term``), another page (``page``, its
+    source), or another file of the glossary folder (``file``); and the fragment it names."""
+
+    term: Term | None = None
+    page: str | None = None
+    file: str | None = None
+    fragment: str = ""
+
+
+def _target(url: str, src: str) -> tuple[str, str] | str | None:
+    """(the path under the glossary folder, the fragment) a URL written in ``src`` names (an
+    empty path: ``src`` itself); None for an external URL; else why it names none."""
+    parts = urlsplit(url)
+    if parts.scheme or parts.netloc:
+        return None
+    path, fragment = unquote(parts.path), unquote(parts.fragment)
+    if not path:
+        return src, fragment
+    if path.startswith("/"):
+        return "is site-absolute: it breaks where the site is served under a path of its own; link the page's .md file relatively (or write [[name]] for a term)"
+    target = posixpath.normpath(posixpath.join(posixpath.dirname(src), path))
+    if target == ".." or target.startswith("../"):
+        return "points outside the glossary folder"
+    return target, fragment
+
+
+def reach(url: str, src: str, glossary: Glossary, glossary_dir: Path | None) -> Reached | None:
+    """What a URL written in the body of ``src`` reaches; None for an external URL or one
+    that reaches nothing (`check` reports those: :func:`check_written_links`). Without
+    ``glossary_dir`` a path to something other than a page is taken to be a file."""
+    found = _target(url, src)
+    if not isinstance(found, tuple):
+        return None
+    target, fragment = found
+    terms, pages = page_sources(glossary)
+    if target in terms:
+        return Reached(term=terms[target], fragment=fragment)
+    if target in pages:
+        return Reached(page=target, fragment=fragment)
+    if not target.endswith(".md") and (glossary_dir is None or (glossary_dir / target).is_file()):
+        return Reached(file=target, fragment=fragment)
+    return None
+
+
 def check_written_links(glossary: Glossary, glossary_dir: Path, store: Cache | None = None) -> list[Diagnostic]:
     """An error for each relative link or image of a body (terms, section intros, the home
     intro) that does not reach a page, a heading of it, or a file of the glossary folder."""
-    terms = {term_src(term): term for term in glossary.terms.values()}
-    pages = {HOME_SRC, AZ_SRC, ROSETTA_SRC, COMPARE_SRC, MAP_SRC, WHATS_NEW_SRC, *(section_src(s) for s in glossary.sections)}
-    sources: list[tuple[Term, str]] = [(term, term_src(term)) for term in glossary.ordered_terms()]
-    sources += [(s.page, section_src(s)) for s in glossary.sections if s.page is not None]
+    terms, pages = page_sources(glossary)
+    bodies = [*glossary.ordered_terms(), *(s.page for s in glossary.sections if s.page is not None)]
     if glossary.home is not None and glossary.home.page is not None:
-        sources.append((glossary.home.page, HOME_SRC))
+        bodies.append(glossary.home.page)
     out: list[Diagnostic] = []
-    for term, src in sources:
+    for term in bodies:
         if not may_link(term.body):
             continue
+        src = page_src(term)
         links = written_links(term.body) if store is None else store.get_or_make(cache.key("written-links", term.body), lambda body=term.body: written_links(body), counted=False)
         for link in links:
-            problem = _problem(link, src, term if src in terms else None, terms, pages, glossary_dir)
+            problem = _problem(link, src, terms, pages, glossary_dir)
             if problem is not None:
                 out.append(error(term.path, term.body_offset + link.line + 1, link.col + 1, "link-unresolved", problem))
     return out
 
 
-def _problem(link: WrittenLink, src: str, own: Term | None, terms: dict[str, Term], pages: set[str], glossary_dir: Path) -> str | None:
-    parts = urlsplit(link.url)
-    if parts.scheme or parts.netloc:
-        return None
+def _problem(link: WrittenLink, src: str, terms: dict[str, Term], pages: set[str], glossary_dir: Path) -> str | None:
     kind = "image" if link.image else "link"
-    path, fragment = unquote(parts.path), unquote(parts.fragment)
-    if not path:
-        if fragment and own is not None and fragment not in term_page_ids(own):
-            return _no_anchor(kind, link.url, "this page", own)
+    found = _target(link.url, src)
+    if found is None:
         return None
-    if path.startswith("/"):
-        return f"{kind} {link.url} is site-absolute: it breaks where the site is served under a path of its own; link the page's .md file relatively (or write [[name]] for a term)"
-    target = posixpath.normpath(posixpath.join(posixpath.dirname(src), path))
-    if target == ".." or target.startswith("../"):
-        return f"{kind} {link.url} points outside the glossary folder"
+    if isinstance(found, str):
+        return f"{kind} {link.url} {found}"
+    target, fragment = found
     if target.endswith(".md"):
         if target in terms:
             term = terms[target]
             if fragment and fragment not in term_page_ids(term):
-                return _no_anchor(kind, link.url, f"the page of '{term.title}'", term)
+                return _no_anchor(kind, link.url, "this page" if target == src else f"the page of '{term.title}'", term)
             return None
         if target in pages:
             return None
         return f"{kind} {link.url}: there is no page glossary/{target}{_closest(target, [*terms, *pages])}; for a term, [[name]] finds it by any of its names"
-    found = glossary_dir / target
-    if found.is_dir():
-        index = f"{path.rstrip('/')}/index.md"
+    found_path = glossary_dir / target
+    if found_path.is_dir():
+        index = f"{urlsplit(link.url).path.rstrip('/')}/index.md"
         return f"{kind} {link.url} names a folder: link a page's .md file ({index} if it is a section)"
-    if not found.is_file():
+    if not found_path.is_file():
         return f"{kind} {link.url}: there is no file glossary/{target}"
     return None
 
