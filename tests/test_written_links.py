@@ -120,3 +120,16 @@ def test_the_page_writes_a_good_link_as_the_url_of_its_page(make_glossary, tmp_p
     assert hrefs["its heading"] == "../../device-hardware/streaming-multiprocessor/#what-it-is"
     assert hrefs["a reference"] == "../../device-hardware/streaming-multiprocessor/"
     assert hrefs["the section"] == "../"
+
+
+def test_section_and_home_intros_are_checked_from_their_own_folder(make_glossary):
+    """A section intro is ``<section>/index.md`` and the home intro ``index.md``: their links
+    are relative to those files."""
+    root = _glossary(make_glossary, GOOD)
+    (root / "glossary" / "device-software" / "index.md").write_text(
+        "---\ntitle: Device software\nsummary: What runs on the device.\n---\nThe [[warp]] and [[thread]]: [warp](warp.md), [gone](gone.md).\n", encoding="utf-8"
+    )
+    (root / "glossary" / "index.md").write_text("---\ntitle: GPU Glossary\nsummary: Terms.\n---\nStart at [the warp](device-software/warp.md) or [nowhere](warp.md).\n", encoding="utf-8")
+    loaded = load_project(root, check_records=False)
+    found = sorted((d.path, d.line, d.col) for d in loaded.diagnostics if d.code == "link-unresolved")
+    assert found == [("glossary/device-software/index.md", 5, 54), ("glossary/index.md", 5, 59)]
