@@ -134,3 +134,22 @@ def test_abbreviation_definitions_are_reported_as_shown_text(make_glossary):
     sm = loaded.glossary.terms["streaming-multiprocessor"]
     found = [(d.line - sm.body_offset, d.col, d.message) for d in loaded.diagnostics if d.code == "abbr-ignored"]
     assert [(line, col) for line, col, _ in found] == [(5, 1)] and "[[SM]]" in found[0][2]
+
+
+@pytest.mark.parametrize(
+    ("block", "warned"),
+    [
+        ('<div markdown="1">\n**bold** and `code`\n</div>', True),
+        ("<details markdown>\n<summary>More</summary>\n**bold** text\n</details>", True),
+        ('<div markdown="1">\n\n**bold** and `code`\n\n</div>', False),  # blank lines: Markdown inside, as wanted
+        ('<div class="note">\nPlain text.\n</div>', False),
+    ],
+)
+def test_the_markdown_attribute_of_an_html_block_is_reported_when_it_would_be_needed(make_glossary, block, warned):
+    """Python-Markdown's ``md_in_html`` (in mkdocs.yml) reads Markdown in ``<div markdown>``;
+    CommonMark's HTML blocks do not, so `check` says how to get it."""
+    files = trio({"sm": "\n" + block + "\n"})
+    loaded = load_project(make_glossary(files), check_records=False)
+    sm = loaded.glossary.terms["streaming-multiprocessor"]
+    found = [d.line - sm.body_offset for d in loaded.diagnostics if d.code == "markdown-in-html"]
+    assert found == ([3] if warned else [])

@@ -353,6 +353,8 @@ def parse_body(path: str, body: str, offset: int, *, is_term: bool = True) -> Pa
             start = (token.map or (0, 0))[0]
             _check_html(path, offset + start + 1, token.content, out)
             _xref_in_html(path, offset + start + 1, token.content, out)
+            if "markdown" in token.content:
+                _markdown_attribute(path, offset + start + 1, token.content, out)
         else:  # heading_open
             inline = tokens[index + 1]
             text = inline_text(inline).strip()
@@ -502,6 +504,27 @@ def _attr_lists(path: str, offset: int, lines: list[str], start_line: int, token
     for written in found:
         line, col = _find_raw(lines, start_line, written.split("\n")[0])
         out.append(warning(path, offset + line + 1, col + 1, "attr-list-ignored", f"'{written}' is shown as text: attribute lists apply to headings only (## Title {{#id .class}})"))
+
+
+#: An opening tag with Python-Markdown's ``md_in_html`` switch: ``<div markdown>``, ``markdown="1"``.
+_MARKDOWN_ATTR = re.compile(r"^\s*<[A-Za-z][\w-]*\b[^>]*?\smarkdown(?:\s*=\s*[\"']?(?:1|block|span)[\"']?)?[\s/>]", re.I)
+
+
+def _markdown_attribute(path: str, line: int, content: str, out: list[Diagnostic]) -> None:
+    """``<div markdown>`` asks ``md_in_html`` (in the site configuration) to read Markdown
+    inside the block; this dialect reads CommonMark's HTML blocks, where Markdown is off until
+    a blank line. Said only where the block holds more than its opening tag's line."""
+    if _MARKDOWN_ATTR.match(content) and content.rstrip("\n").count("\n"):
+        out.append(
+            warning(
+                path,
+                line,
+                1,
+                "markdown-in-html",
+                "the 'markdown' attribute is not read here, so the Markdown inside this HTML block is shown as written; "
+                "leave a blank line after the opening tag and before the closing one, and the text between is Markdown",
+            )
+        )
 
 
 def _abbr_definitions(path: str, offset: int, lines: list[str], start_line: int, content: str, out: list[Diagnostic]) -> None:
