@@ -20,15 +20,12 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from glossary_tool.diagnostics import Diagnostic, error
-from glossary_tool.draw.graph import MAP_SRC
-from glossary_tool.emit.gpu_compare import COMPARE_SRC
 from glossary_tool.emit.links import Linker, term_src
 from glossary_tool.emit.pages import AZ_SRC, HOME_SRC, ROSETTA_SRC, section_src
 from glossary_tool.load import cache
 from glossary_tool.load.body import parse_tokens, precomputed
 from glossary_tool.load.cache import Cache
 from glossary_tool.model import Glossary, Term
-from glossary_tool.publish.feed import WHATS_NEW_SRC
 from glossary_tool.text import slugify
 
 
@@ -133,6 +130,12 @@ def rewriter(glossary: Glossary, linker: Linker, site_url: str) -> Callable[[Ter
 def page_sources(glossary: Glossary) -> tuple[dict[str, Term], set[str]]:
     """The ``.md`` sources a link can name: each term's, and the other pages' (home, section
     intros and lists, the generated pages)."""
+    # here: the modules that name these pages cost a check 70 ms to import, and most checks
+    # find no written link to resolve
+    from glossary_tool.draw.graph import MAP_SRC
+    from glossary_tool.emit.gpu_compare import COMPARE_SRC
+    from glossary_tool.publish.feed import WHATS_NEW_SRC
+
     terms = {term_src(term): term for term in glossary.terms.values()}
     pages = {HOME_SRC, AZ_SRC, ROSETTA_SRC, COMPARE_SRC, MAP_SRC, WHATS_NEW_SRC, *(section_src(s) for s in glossary.sections)}
     return terms, pages
@@ -187,14 +190,15 @@ def reach(url: str, src: str, glossary: Glossary, glossary_dir: Path | None) -> 
 def check_written_links(glossary: Glossary, glossary_dir: Path, store: Cache | None = None) -> list[Diagnostic]:
     """An error for each relative link or image of a body (terms, section intros, the home
     intro) that does not reach a page, a heading of it, or a file of the glossary folder."""
-    terms, pages = page_sources(glossary)
     bodies = [*glossary.ordered_terms(), *(s.page for s in glossary.sections if s.page is not None)]
     if glossary.home is not None and glossary.home.page is not None:
         bodies.append(glossary.home.page)
+    bodies = [term for term in bodies if may_link(term.body)]
+    if not bodies:
+        return []
+    terms, pages = page_sources(glossary)
     out: list[Diagnostic] = []
     for term in bodies:
-        if not may_link(term.body):
-            continue
         src = page_src(term)
         links = written_links(term.body) if store is None else store.get_or_make(cache.key("written-links", term.body), lambda body=term.body: written_links(body), counted=False)
         for link in links:
