@@ -21,11 +21,11 @@ W = "device-software/warp.md"
 
 GOOD = """Intro [[thread]] and [[sm]].
 
-A [term](thread.md), [its heading](../device-hardware/streaming-multiprocessor.md#what-it-is),
+A [term](thread.md), [the same term](thread.md), [its heading](../device-hardware/streaming-multiprocessor.md#what-it-is),
 [its sources](thread.md#sources), [this page's](#part), [the section](index.md),
 [the other section](../device-hardware/index.md), [home](../index.md), [A-Z](../a-z.md),
 [a file](../assets/glossary.css), ![an image](../assets/pic.svg "A title"), [a reference][ref],
-[the web](https://docs.nvidia.com/cuda/), [mail](mailto:a@b.org), <https://example.org/x.md>.
+[the same reference][ref], [the web](https://docs.nvidia.com/cuda/), [mail](mailto:a@b.org), <https://example.org/x.md>.
 
 ## Part
 

@@ -142,7 +142,7 @@ class BodyRewriter:
             from glossary_tool.emit.written_links import may_link, written_links
 
             if may_link(text):
-                for written in written_links(text):
+                for written in dict.fromkeys(written_links(text)):  # a shared reference definition once
                     url = self.written(term, written.url)
                     if written.length and url != written.url:
                         start = starts[written.line] + written.col

@@ -55,6 +55,7 @@ def written_links(body: str) -> tuple[WrittenLink, ...]:
         return ()
     lines = body.split("\n")
     found: list[WrittenLink] = []
+    used: set[tuple[int, int]] = set()
     for token in parse_tokens(body):
         if token.type != "inline" or not token.children:
             continue
@@ -66,24 +67,29 @@ def written_links(body: str) -> tuple[WrittenLink, ...]:
                 url, image = str(child.attrs.get("src", "")), True
             else:
                 continue
-            line, col, length = _written_at(lines, first, last, url)
+            line, col, length = _written_at(lines, first, last, url, used)
             found.append(WrittenLink(url, line, col, image, length))
     return tuple(found)
 
 
-def _written_at(lines: list[str], first: int, last: int, url: str) -> tuple[int, int, int]:
+def _written_at(lines: list[str], first: int, last: int, url: str, used: set[tuple[int, int]]) -> tuple[int, int, int]:
     """Where ``url`` stands in the body: in its paragraph's lines as a destination,
-    ``(url)`` or ``(url "title")``, else (a reference link) at its definition, ``]: url``,
-    anywhere, else anywhere at all. markdown-it percent-encodes what it reads, so the
-    decoded form is looked for too."""
+    ``(url)`` or ``(url "title")``, at a place no earlier link of the body took (``used``,
+    updated), else (a reference link) at its definition, ``]: url``, which links with the
+    same label share, else anywhere in the paragraph. markdown-it percent-encodes what it
+    reads, so the decoded form is looked for too."""
     rows = range(first, min(last, len(lines)))
     for written in dict.fromkeys((url, unquote(url))):
-        for places, forms in ((rows, (f"({written})", f"({written} ", f"(<{written}>")), (range(len(lines)), (f"]: {written}", f"]:{written}")), (rows, (written,))):
+        for places, forms, shared in ((rows, (f"({written})", f"({written} ", f"(<{written}>"), False), (range(len(lines)), (f"]: {written}", f"]:{written}"), True), (rows, (written,), False)):
             for number in places:
                 for form in forms:
                     col = lines[number].find(form)
-                    if col >= 0:
-                        return number, col + form.index(written), len(written)
+                    while col >= 0:
+                        place = (number, col + form.index(written))
+                        if shared or place not in used:
+                            used.add(place)
+                            return place[0], place[1], len(written)
+                        col = lines[number].find(form, col + 1)
     return first, 0, 0
 
 
@@ -201,7 +207,7 @@ def check_written_links(glossary: Glossary, glossary_dir: Path, store: Cache | N
     for term in bodies:
         src = page_src(term)
         links = written_links(term.body) if store is None else store.get_or_make(cache.key("written-links", term.body), lambda body=term.body: written_links(body), counted=False)
-        for link in links:
+        for link in dict.fromkeys(links):  # links that share a reference definition are reported there once
             problem = _problem(link, src, terms, pages, glossary_dir)
             if problem is not None:
                 out.append(error(term.path, term.body_offset + link.line + 1, link.col + 1, "link-unresolved", problem))
