@@ -128,16 +128,16 @@ class BodyRewriter:
             if replacement.startswith("[") and _bang_before(text, start):  # "Wow![[x]]": a link, not an image
                 start, replacement = start - 1, "\\!" + replacement
             edits.append((start, end, replacement))
-        if self.heading_shift and "#" in text:
-            from glossary_tool.load.body import parse_tokens
-
+        if self.heading_shift:
             lines = text.split("\n")
-            for token in parse_tokens(text):
-                if token.type == "heading_open" and token.markup.startswith("#") and token.map is not None:
-                    at = lines[token.map[0]].find(token.markup)
-                    if at >= 0:
-                        deeper = "#" * min(len(token.markup) + self.heading_shift, 6)
-                        edits.append((starts[token.map[0]] + at, starts[token.map[0]] + at + len(token.markup), deeper))
+            for heading in term.headings:  # where the loader found them: no second parse
+                number = heading.line - term.body_offset - 1
+                marks = "#" * heading.level
+                at = lines[number].find(marks + " ") if 0 <= number < len(lines) else -1
+                if at < 0 and 0 <= number < len(lines) and lines[number].rstrip().endswith(marks):
+                    at = lines[number].rfind(marks)  # an empty heading, "##"
+                if at >= 0:  # an ATX heading (a setext one keeps its underline)
+                    edits.append((starts[number] + at, starts[number] + at + heading.level, "#" * min(heading.level + self.heading_shift, 6)))
         if self.written is not None:
             from glossary_tool.emit.written_links import may_link, written_links
 
