@@ -32,7 +32,6 @@ from pygments.util import ClassNotFound
 from glossary_tool.atomic import write_bytes
 from glossary_tool.emit.book_pdf import Chapter, render_book
 from glossary_tool.emit.gpu_compare import COMPARE_SRC, comparison_title, comparison_xhtml
-from glossary_tool.emit.links import term_src
 from glossary_tool.emit.page_html import term_article
 from glossary_tool.emit.pages import az_entries, rosetta_rows, section_src
 from glossary_tool.emit.render import MarkdownBlock, PageState, RenderOptions, render_body
@@ -207,7 +206,7 @@ class Book:
             self.glossary,
             BookLinker(self.glossary),
             lambda t, s: MarkdownBlock(plain(t, s)),
-            href=self._written_href(term_src(term)),
+            href=self._written_href(term),
             anchor_prefix=book_anchor(term.slug) + "-",
             heading_shift=1,
             permalinks=False,
@@ -215,28 +214,16 @@ class Book:
             image_links=True,
         )
 
-    def _written_href(self, src: str) -> Callable[[str], str]:
-        """A link or image written in the body of ``src`` (emit/written_links.py), for the
-        book: a page becomes an in-book link (to a heading the book has, else to the term),
-        another file its URL on the site (the book embeds no files of its own); what reaches
-        nothing stays as written (`check` reports it)."""
-        from glossary_tool.emit.written_links import reach  # here: it imports pages and drawings the book does not
+    def _written_href(self, term: Term) -> Callable[[str], str]:
+        """A link or image written in ``term``'s body (emit/written_links.py), for the book: a
+        term or section page becomes an in-book link, another file its URL on the site (the
+        book embeds no files of its own)."""
+        from glossary_tool.emit.written_links import rewriter  # here: it imports pages and drawings the book does not
 
         linker = BookLinker(self.glossary)
-
-        def href(url: str) -> str:
-            reached = reach(url, src, self.glossary, self.glossary_dir) if self.glossary_dir is not None else None
-            if reached is None:
-                return url
-            if reached.term is not None:
-                anchor = reached.fragment if reached.fragment in {h.anchor for h in reached.term.headings} else None
-                return linker.to_term(reached.term, anchor)
-            if reached.page is not None:
-                section = next((s for s in self.glossary.sections if section_src(s) == reached.page), None)
-                return chapter_file(section) if section is not None else linker.to_page(reached.page)
-            return f"{self.site_url.rstrip('/')}/{reached.file}"
-
-        return href
+        chapters = {section_src(s): chapter_file(s) for s in self.glossary.sections}
+        rewrite = rewriter(self.glossary, linker, self.site_url, to_page=lambda src, _: chapters.get(src) or linker.to_page(src), glossary_dir=self.glossary_dir)
+        return lambda url: rewrite(term, url)
 
     def term_xhtml(self, term: Term, drawn: dict[str, str] | None = None) -> str:
         return f"<section>{self.memo(term, lambda: self._term_text(term))}{self.figures(term, {} if drawn is None else drawn)}</section>"

@@ -112,22 +112,31 @@ def page_src(term: Term) -> str:
     return term_src(term)
 
 
-def rewriter(glossary: Glossary, linker: Linker, site_url: str) -> Callable[[Term, str], str]:
-    """For Markdown read away from the site's folders (llms-full.txt, a section's llms file):
-    a link written in a body to a term goes where ``linker`` puts terms (a heading of it
-    kept), one to another page or to a file to its URL on the site; the rest as written."""
+def rewriter(
+    glossary: Glossary, linker: Linker, site_url: str, *, to_page: Callable[[str, str], str] | None = None, glossary_dir: Path | None = None
+) -> Callable[[Term, str], str]:
+    """For an output read away from the site's folders (the book, llms-full.txt, a section's
+    llms file): a link written in a body to a term goes where ``linker`` puts terms (to the
+    heading it names, where the term has it), one to another page where ``to_page(source,
+    fragment)`` says (default: the page's URL on the site), one to another file to its URL on
+    the site; what reaches nothing stays as written (`check` reports it)."""
     base = site_url.rstrip("/") + "/"
 
+    def on_site(src: str, fragment: str) -> str:
+        page = base + (src.removesuffix("index.md") if src.endswith("index.md") else src.removesuffix(".md") + "/")
+        return page + (f"#{fragment}" if fragment else "")
+
+    page_at = to_page or on_site
+
     def rewrite(term: Term, url: str) -> str:
-        reached = reach(url, page_src(term), glossary, None)
+        reached = reach(url, page_src(term), glossary, glossary_dir)
         if reached is None:
             return url
         if reached.term is not None:
             anchor = reached.fragment if reached.fragment in {h.anchor for h in reached.term.headings} else None
             return linker.to_term(reached.term, anchor)
         if reached.page is not None:
-            page = base + (reached.page.removesuffix("index.md") if reached.page.endswith("index.md") else reached.page.removesuffix(".md") + "/")
-            return page + (f"#{reached.fragment}" if reached.fragment else "")
+            return page_at(reached.page, reached.fragment)
         return base + str(reached.file)
 
     return rewrite
