@@ -275,3 +275,12 @@ def test_a_references_text_renders_as_the_same_markdown_link_text_would():
         assert shown_html(text) == anchor.decode_contents(), text
         compared += 1
     assert compared > 300
+
+
+def test_a_reference_that_breaks_a_link_or_an_alt_text_is_reported(make_glossary):
+    """A reference inside a Markdown link's text ends the link: the reader sees ``[the docs
+    on``, the reference, and ``](url)``. One inside an image's alt text is dropped from it."""
+    loaded = _load(make_glossary, "Intro [[thread]] and [[sm]].\n\nSee [the docs on [[thread|threads]]](https://x.org) and ![alt [[sm]]](https://x.org/i.png).\n\n[Plain](https://x.org) is fine.\n")
+    warp = loaded.glossary.terms["warp"]
+    found = [(d.line - warp.body_offset, d.col, d.severity.value) for d in loaded.diagnostics if d.code == "link-syntax-shown"]
+    assert found == [(3, 36, "warning"), (3, 57, "warning")]

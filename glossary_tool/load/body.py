@@ -470,6 +470,8 @@ def _inline(path: str, offset: int, lines: list[str], token: Token, xrefs: list[
         _attr_lists(path, offset, lines, start_line, token, out)
     if "*[" in content:
         _abbr_definitions(path, offset, lines, start_line, content, out)
+    if "](" in content:
+        _broken_links(path, offset, lines, start_line, token, out)
     # The whole text, not only what markdown-it took for HTML: raw tags are sanitised on the
     # page, and an author should hear about what was dropped.
     text_only = _CODE_SPAN.sub(lambda m: "\n" * m.group(0).count("\n"), content) if "`" in content else content
@@ -525,6 +527,24 @@ def _markdown_attribute(path: str, line: int, content: str, out: list[Diagnostic
                 "leave a blank line after the opening tag and before the closing one, and the text between is Markdown",
             )
         )
+
+
+#: A link's destination left in the text: the link around it did not parse.
+_SHOWN_DESTINATION = re.compile(r"\]\([^)\s]*\)")
+
+
+def _broken_links(path: str, offset: int, lines: list[str], start_line: int, token: Token, out: list[Diagnostic]) -> None:
+    """Links that the reader would see as syntax: ``[the docs on [[thread]]](url)`` (a
+    reference inside a link's text ends the link, so ``[the docs on ``, the reference and
+    ``](url)`` show), or a reference inside an image's alt text (dropped from it)."""
+    for child in token.children or ():
+        if child.type == "text" and (shown := _SHOWN_DESTINATION.search(child.content)):
+            line, col = _find_raw(lines, start_line, shown.group(0))
+            message = f"'{shown.group(0)}' is shown as text: the link around it did not parse (a [[reference]] inside a link's text ends the link); write the link's text without [[...]], or the reference outside it"
+            out.append(warning(path, offset + line + 1, col + 1, "link-syntax-shown", message))
+        elif child.type == "image" and any(grand.type == "xref" for grand in child.children or ()):
+            line, col = _find_raw(lines, start_line, "![")
+            out.append(warning(path, offset + line + 1, col + 1, "link-syntax-shown", "a [[reference]] inside an image's alt text is dropped from it; write the alt text plainly"))
 
 
 def _abbr_definitions(path: str, offset: int, lines: list[str], start_line: int, content: str, out: list[Diagnostic]) -> None:
