@@ -133,3 +133,23 @@ def test_section_and_home_intros_are_checked_from_their_own_folder(make_glossary
     loaded = load_project(root, check_records=False)
     found = sorted((d.path, d.line, d.col) for d in loaded.diagnostics if d.code == "link-unresolved")
     assert found == [("glossary/device-software/index.md", 5, 54), ("glossary/index.md", 5, 59)]
+
+
+def test_a_page_whose_written_link_names_a_heading_is_rebuilt_when_that_terms_headings_change(make_glossary):
+    """The book links such a heading only where the term has it, so the linking page's
+    inputs (emit/page_inputs.py) hold the headings of the term it names."""
+    from glossary_tool.emit.page_inputs import PageInputs
+
+    root = _glossary(make_glossary, "Intro [[thread]] and [[sm]]: see [its part](thread.md#part).\n")
+    thread = root / "glossary" / "device-software" / "thread.md"
+
+    def digests() -> tuple[str, str]:
+        loaded = load_project(root, check_records=False, cache=False)
+        inputs = PageInputs(loaded, {}, None, None)
+        return inputs.page(loaded.glossary.terms["warp"]), inputs.page(loaded.glossary.terms["streaming-multiprocessor"])
+
+    before = digests()
+    thread.write_text(thread.read_text(encoding="utf-8") + "\n## Part\n\nA part.\n", encoding="utf-8")
+    after = digests()
+    assert after[0] != before[0], "warp names a heading of thread"
+    assert after[1] == before[1], "the SM page does not read thread's headings"

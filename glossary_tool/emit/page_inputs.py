@@ -19,6 +19,7 @@ from typing import Protocol, TypeVar
 
 from glossary_tool.draw.graph import TermGraph
 from glossary_tool.draw.model import Diagram
+from glossary_tool.emit.links import term_src
 from glossary_tool.emit.widgets import WIDGETS, widget_html
 from glossary_tool.model import Glossary, Term
 from glossary_tool.pipeline import Loaded
@@ -146,7 +147,7 @@ class PageInputs:
         equivalents = g.equivalent_links.get(term.slug, {})
         backlinks = g.backlinks.get(term.slug, ())
         named = sorted({link.target for link in links} | {link.target for link in equivalents.values()} | set(backlinks))
-        anchored = sorted({link.target for link in links if link.xref.anchor})
+        anchored = sorted({link.target for link in links if link.xref.anchor} | self._written_targets(term))
         try:
             with open(os.path.join(self.root, term.path), "rb") as f:
                 source = f.read()
@@ -166,6 +167,21 @@ class PageInputs:
             widget,
         )
         return value
+
+    def _written_targets(self, term: Term) -> set[str]:
+        """The terms a link written in ``term``'s body names a heading of (emit/written_links.py):
+        the book links the heading only where the term has it, so their headings are inputs."""
+        from glossary_tool.emit.written_links import may_link, reach, written_links
+
+        if not may_link(term.body):
+            return set()
+        glossary_dir = self.loaded.project.glossary_dir
+        found = set()
+        for link in written_links(term.body):
+            reached = reach(link.url, term_src(term), self.glossary, glossary_dir)
+            if reached is not None and reached.term is not None and reached.fragment:
+                found.add(reached.term.slug)
+        return found
 
     def markdown(self, term: Term, variant: str, compute: Callable[[], str]) -> str:
         """A term's Markdown (one of render_llms's variants), from the last build when its inputs are the same."""
