@@ -15,7 +15,7 @@ import hashlib
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from glossary_tool.draw.graph import TermGraph
 from glossary_tool.draw.model import Diagram
@@ -24,6 +24,9 @@ from glossary_tool.emit.widgets import WIDGETS, widget_html
 from glossary_tool.model import Glossary, Term
 from glossary_tool.pipeline import Loaded
 from glossary_tool.verify.records import record_dir
+
+if TYPE_CHECKING:
+    from glossary_tool.emit.written_links import Targets
 
 T = TypeVar("T")
 
@@ -109,6 +112,7 @@ class PageInputs:
         self.root = str(loaded.project.root)
         self._drawn: dict[str, bytes] = {}
         self._generated: str | None = None
+        self._targets: Targets | None = None  # what written links reach: made for the first body with one
         config = loaded.project.site_config
         # every page's PTX and SASS opcodes link to the terms instructions.yml names: their URLs too
         opcode_terms = sorted(set(loaded.instructions.ptx.values()) | set(loaded.instructions.sass.values()))
@@ -171,14 +175,15 @@ class PageInputs:
     def _written_targets(self, term: Term) -> set[str]:
         """The terms a link written in ``term``'s body names a heading of (emit/written_links.py):
         the book links the heading only where the term has it, so their headings are inputs."""
-        from glossary_tool.emit.written_links import may_link, reach, written_links
+        from glossary_tool.emit.written_links import Targets, may_link, written_links
 
         if not may_link(term.body):
             return set()
-        glossary_dir = self.loaded.project.glossary_dir
+        if self._targets is None:
+            self._targets = Targets.of(self.glossary, self.loaded.project.glossary_dir)
         found = set()
         for link in written_links(term.body):
-            reached = reach(link.url, term_src(term), self.glossary, glossary_dir)
+            reached = self._targets.reach(link.url, term_src(term))
             if reached is not None and reached.term is not None and reached.fragment:
                 found.add(reached.term.slug)
         return found

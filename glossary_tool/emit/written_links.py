@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import difflib
 import posixpath
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -127,9 +127,12 @@ def rewriter(
         return page + (f"#{fragment}" if fragment else "")
 
     page_at = to_page or on_site
+    targets: list[Targets] = []  # made when a body first has a link: most have none
 
     def rewrite(term: Term, url: str) -> str:
-        reached = reach(url, page_src(term), glossary, glossary_dir)
+        if not targets:
+            targets.append(Targets.of(glossary, glossary_dir))
+        reached = targets[0].reach(url, page_src(term))
         if reached is None:
             return url
         if reached.term is not None:
@@ -140,20 +143,6 @@ def rewriter(
         return base + str(reached.file)
 
     return rewrite
-
-
-def page_sources(glossary: Glossary) -> tuple[dict[str, Term], set[str]]:
-    """The ``.md`` sources a link can name: each term's, and the other pages' (home, section
-    intros and lists, the generated pages)."""
-    # here: the modules that name these pages cost a check 70 ms to import, and most checks
-    # find no written link to resolve
-    from glossary_tool.draw.graph import MAP_SRC
-    from glossary_tool.emit.gpu_compare import COMPARE_SRC
-    from glossary_tool.publish.feed import WHATS_NEW_SRC
-
-    terms = {term_src(term): term for term in glossary.terms.values()}
-    pages = {HOME_SRC, AZ_SRC, ROSETTA_SRC, COMPARE_SRC, MAP_SRC, WHATS_NEW_SRC, *(section_src(s) for s in glossary.sections)}
-    return terms, pages
 
 
 @dataclass(frozen=True)
@@ -184,22 +173,43 @@ def _target(url: str, src: str) -> tuple[str, str] | str | None:
     return target, fragment
 
 
-def reach(url: str, src: str, glossary: Glossary, glossary_dir: Path | None) -> Reached | None:
-    """What a URL written in the body of ``src`` reaches; None for an external URL or one
-    that reaches nothing (`check` reports those: :func:`check_written_links`). Without
-    ``glossary_dir`` a path to something other than a page is taken to be a file."""
-    found = _target(url, src)
-    if not isinstance(found, tuple):
+@dataclass(frozen=True)
+class Targets:
+    """What a written link can reach in one glossary: the ``.md`` sources of its terms and of
+    its other pages (home, section intros and lists, the generated pages), and the glossary
+    folder's files. Made once per glossary and asked for every link: making it is a pass
+    over every term."""
+
+    terms: Mapping[str, Term]
+    pages: frozenset[str]
+    #: None: a path to something other than a page is taken to be a file.
+    glossary_dir: Path | None = None
+
+    @classmethod
+    def of(cls, glossary: Glossary, glossary_dir: Path | None) -> Targets:
+        # here: the modules that name these pages cost a check 70 ms to import, and most
+        # checks find no written link to resolve
+        from glossary_tool.draw.graph import MAP_SRC
+        from glossary_tool.emit.gpu_compare import COMPARE_SRC
+        from glossary_tool.publish.feed import WHATS_NEW_SRC
+
+        pages = frozenset({HOME_SRC, AZ_SRC, ROSETTA_SRC, COMPARE_SRC, MAP_SRC, WHATS_NEW_SRC, *(section_src(s) for s in glossary.sections)})
+        return cls({term_src(term): term for term in glossary.terms.values()}, pages, glossary_dir)
+
+    def reach(self, url: str, src: str) -> Reached | None:
+        """What a URL written in the body of ``src`` reaches; None for an external URL or one
+        that reaches nothing (`check` reports those: :func:`check_written_links`)."""
+        found = _target(url, src)
+        if not isinstance(found, tuple):
+            return None
+        target, fragment = found
+        if target in self.terms:
+            return Reached(term=self.terms[target], fragment=fragment)
+        if target in self.pages:
+            return Reached(page=target, fragment=fragment)
+        if not target.endswith(".md") and (self.glossary_dir is None or (self.glossary_dir / target).is_file()):
+            return Reached(file=target, fragment=fragment)
         return None
-    target, fragment = found
-    terms, pages = page_sources(glossary)
-    if target in terms:
-        return Reached(term=terms[target], fragment=fragment)
-    if target in pages:
-        return Reached(page=target, fragment=fragment)
-    if not target.endswith(".md") and (glossary_dir is None or (glossary_dir / target).is_file()):
-        return Reached(file=target, fragment=fragment)
-    return None
 
 
 def check_written_links(glossary: Glossary, glossary_dir: Path, store: Cache | None = None) -> list[Diagnostic]:
@@ -211,20 +221,21 @@ def check_written_links(glossary: Glossary, glossary_dir: Path, store: Cache | N
     bodies = [term for term in bodies if may_link(term.body)]
     if not bodies:
         return []
-    terms, pages = page_sources(glossary)
+    targets = Targets.of(glossary, glossary_dir)
     out: list[Diagnostic] = []
     for term in bodies:
         src = page_src(term)
         links = written_links(term.body) if store is None else store.get_or_make(cache.key("written-links", term.body), lambda body=term.body: written_links(body), counted=False)
         for link in dict.fromkeys(links):  # links that share a reference definition are reported there once
-            problem = _problem(link, src, terms, pages, glossary_dir)
+            problem = _problem(link, src, targets, glossary_dir)
             if problem is not None:
                 out.append(error(term.path, term.body_offset + link.line + 1, link.col + 1, "link-unresolved", problem))
     return out
 
 
-def _problem(link: WrittenLink, src: str, terms: dict[str, Term], pages: set[str], glossary_dir: Path) -> str | None:
+def _problem(link: WrittenLink, src: str, targets: Targets, glossary_dir: Path) -> str | None:
     kind = "image" if link.image else "link"
+    terms, pages = targets.terms, targets.pages
     found = _target(link.url, src)
     if found is None:
         return None
