@@ -328,7 +328,7 @@ def parse_body(path: str, body: str, offset: int, *, is_term: bool = True) -> Pa
     snippets: list[Snippet] = []
     code_lines: set[int] = set()
     seen_names: dict[str, int] = {}
-    anchors = explicit_anchors(tokens)
+    anchors = explicit_anchors(tokens) if "{" in body else {}  # an id comes only from a {#id} list
 
     for index, token in enumerate(tokens):
         kind = token.type

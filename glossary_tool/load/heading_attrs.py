@@ -63,6 +63,8 @@ def read_list(written: str) -> AttrList:
 
 def heading_attrs(state: StateCore) -> None:
     """Move a heading's trailing attribute list from its text to its ``heading_open`` token."""
+    if "{" not in state.src:  # no list anywhere: the walk over every token is skipped
+        return
     tokens = state.tokens
     for index, token in enumerate(tokens):
         if token.type != "heading_open" or index + 1 >= len(tokens):
