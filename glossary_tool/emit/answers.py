@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from glossary_tool import lookup
+from glossary_tool.emit import sass_control
 from glossary_tool.emit.links import AbsoluteLinker, term_src
 from glossary_tool.emit.llms import diagram_text
 from glossary_tool.emit.markdown import fence_for, md_escape_text, term_markdown
@@ -200,7 +201,14 @@ def snippet_answer(term: Term, snippet: Snippet, records: Sequence[Record], reco
     for kind in ("ptx", "sass"):
         if kind in parts:
             text = read_artifact(records_root, term, snippet, kind) if fresh else None
-            lines += ["", f"## {kind.upper()}", "", fence_for(text, "text") if text else f"(no {kind.upper()} recorded for the current source)"]
+            note = None
+            if text and kind == "sass" and sass_control.without_code(text):
+                text, note = None, "(no kernels: the program's cubins hold no function)"
+            elif text and kind == "sass":  # control codes decoded, encoding words dropped: a third of the tokens
+                arch = snippet.option("arch", "sm_90") or "sm_90"
+                note, text = sass_control.legend(text, arch), sass_control.readable(text, arch)
+            shown = fence_for(text, "text") if text else note or f"(no {kind.upper()} recorded for the current source)"
+            lines += ["", f"## {kind.upper()}", *(["", note] if note and text else []), "", shown]
     return cap("\n".join(lines) + "\n", hint="Ask for fewer parts (e.g. parts=['source', 'output']) to see the rest.")
 
 

@@ -29,8 +29,9 @@ from glossary_tool.model import Glossary
 TABLE_NAME = "instructions.yml"
 KINDS = ("ptx", "sass")
 
-#: SASS as cuobjdump prints it: ``/*0070*/  @!P0 LDG.E.64 R2, desc[UR4][R2.64] ;``
-_SASS_LINE = re.compile(r"^(?P<lead>\s*/\*[0-9a-fA-F]+\*/\s+(?:@!?U?P(?:T|\d)\s+)?)(?P<op>[A-Z][A-Z0-9_]*(?:\.[A-Za-z0-9_]+)*)")
+#: SASS as cuobjdump prints it, ``/*0070*/  @!P0 LDG.E.64 R2, desc[UR4][R2.64] ;``, or with
+#: the control code decoded after the address (emit/sass_control.py): ``/*0070*/  [B------:R-:W0:-:S02]  @!P0 LDG...``
+_SASS_LINE = re.compile(r"^(?P<lead>\s*/\*[0-9a-fA-F]+\*/\s+(?:\[B[0-5-]{6}:R[0-5-]:W[0-5-]:[Y-]:S\d\d\]\s+)?(?:@!?U?P(?:T|\d)\s+)?)(?P<op>[A-Z][A-Z0-9_]*(?:\.[A-Za-z0-9_]+)*)")
 #: PTX instructions: ``\t@%p1 bra.uni $L__BB0_2;`` (directives start with '.', labels end with ':').
 _PTX_LINE = re.compile(r"^(?P<lead>\s*(?:@!?%\w+\s+)?)(?P<op>[a-z][a-z0-9_]*(?:\.[A-Za-z0-9_:]+)*)(?=[\s;]|$)")
 _LINE = {"ptx": _PTX_LINE, "sass": _SASS_LINE}

@@ -14,7 +14,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from glossary_tool.emit import compiler_explorer
+from glossary_tool.emit import compiler_explorer, sass_control
 from glossary_tool.emit.html_parts import highlight, tabbed_set
 from glossary_tool.emit.markdown import fence_for
 from glossary_tool.model import Snippet, Term
@@ -138,8 +138,11 @@ class SiteSnippets:
             tabs.append((outputs[0][0], output_block(outputs[0][1])))
         if v.ptx:
             tabs.append(("PTX", highlight(v.ptx, "ptx", searchable=False)))  # opcodes linked after rendering: emit/instructions.py
-        if v.sass:
-            tabs.append(("SASS", highlight(v.sass, "sass", searchable=False)))
+        if v.sass and not sass_control.without_code(v.sass):
+            # each instruction's control code decoded, its encoding words dropped (emit/sass_control.py)
+            note = sass_control.legend(v.sass, v.arch)
+            shown = highlight(sass_control.readable(v.sass, v.arch), "sass", searchable=False)
+            tabs.append(("SASS", (f'<p class="sass-legend">{html.escape(note)}</p>' if note else "") + shown))
         # Out of the search index as a whole: search is for prose and names; a snippet's
         # source, outputs and compiler listings would make every page that calls
         # cudaMalloc a hit for it (emit/search_text.py cuts it before the indexer reads it).
