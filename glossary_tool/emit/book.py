@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import functools
 import html
 import io
 import os
@@ -206,7 +207,8 @@ class Book:
             self.glossary,
             BookLinker(self.glossary),
             lambda t, s: MarkdownBlock(plain(t, s)),
-            href=self._written_href(term),
+            href=lambda url: self._written(term, url),
+            href_xrefs=False,  # BookLinker's links are in-book already
             anchor_prefix=book_anchor(term.slug) + "-",
             heading_shift=1,
             permalinks=False,
@@ -214,16 +216,17 @@ class Book:
             image_links=True,
         )
 
-    def _written_href(self, term: Term) -> Callable[[str], str]:
-        """A link or image written in ``term``'s body (emit/written_links.py), for the book: a
-        term or section page becomes an in-book link, another file its URL on the site (the
-        book embeds no files of its own)."""
+    @functools.cached_property
+    def _written(self) -> Callable[[Term, str], str]:
+        """A link or image written in a body (emit/written_links.py), for the book: a term or
+        section page becomes an in-book link, another file its URL on the site (the book
+        embeds no files of its own). One rewriter for the whole book: it builds the table of
+        what links can reach once (one per term made the book quadratic in the terms)."""
         from glossary_tool.emit.written_links import rewriter  # here: it imports pages and drawings the book does not
 
         linker = BookLinker(self.glossary)
         chapters = {section_src(s): chapter_file(s) for s in self.glossary.sections}
-        rewrite = rewriter(self.glossary, linker, self.site_url, to_page=lambda src, _: chapters.get(src) or linker.to_page(src), glossary_dir=self.glossary_dir)
-        return lambda url: rewrite(term, url)
+        return rewriter(self.glossary, linker, self.site_url, to_page=lambda src, _: chapters.get(src) or linker.to_page(src), glossary_dir=self.glossary_dir)
 
     def term_xhtml(self, term: Term, drawn: dict[str, str] | None = None) -> str:
         return f"<section>{self.memo(term, lambda: self._term_text(term))}{self.figures(term, {} if drawn is None else drawn)}</section>"

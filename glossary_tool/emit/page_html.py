@@ -26,7 +26,8 @@ def heading(level: int, text: str, page: PageState, options: RenderOptions, *, i
 
 
 def _href(options: RenderOptions, url: str) -> str:
-    return options.href(url) if options.href is not None else url
+    """A URL the linker gave a term, as the output writes it (``RenderOptions.href_xrefs``)."""
+    return options.href(url) if options.href is not None and options.href_xrefs else url
 
 
 def equivalents_html(term: Term, glossary: Glossary, options: RenderOptions) -> str:

@@ -60,6 +60,9 @@ class RenderOptions:
     snippets: SnippetHtml | None = None
     #: Rewrites the href of a Markdown link (generated pages link ``.md`` sources).
     href: Callable[[str], str] | None = None
+    #: Whether ``href`` also rewrites what ``linker`` gives a cross-reference: the site's
+    #: linker gives ``.md`` sources, which it must; the book's gives final in-book links.
+    href_xrefs: bool = True
     #: Prefix of heading ids (the book puts every term in one chapter: ``term-<slug>-``).
     anchor_prefix: str = ""
     #: Added to every body heading's level (the book's term titles are h2).
@@ -162,7 +165,7 @@ class _Renderer(RendererHTML):
         opts: RenderOptions = env["options"]
         target = opts.glossary.terms[link.target]
         href = opts.linker.to_term(target, link.xref.anchor)
-        href = opts.href(href) if opts.href is not None else href
+        href = opts.href(href) if opts.href is not None and opts.href_xrefs else href
         return f'<a href="{html.escape(href)}" title="{html.escape(target.summary)}">{shown_html(display_text(link.xref, target))}</a>'
 
     # -- code ---------------------------------------------------------------------------
