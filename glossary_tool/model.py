@@ -81,6 +81,10 @@ class Heading:
     line: int
 
 
+#: The architecture a snippet is compiled for when its ``arch`` option names none.
+DEFAULT_ARCH = "sm_90"
+
+
 @dataclass(frozen=True)
 class Snippet:
     """A fenced block whose info string has the word ``verify``."""
@@ -97,6 +101,11 @@ class Snippet:
 
     def option(self, key: str, default: str | None = None) -> str | None:
         return dict(self.options).get(key, default)
+
+    @property
+    def arch(self) -> str:
+        """The GPU architecture it is compiled for: its ``arch`` option, else DEFAULT_ARCH."""
+        return self.option("arch", DEFAULT_ARCH) or DEFAULT_ARCH
 
 
 @dataclass(frozen=True)

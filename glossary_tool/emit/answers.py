@@ -86,7 +86,7 @@ def _run_line(snippet: Snippet, record: Record) -> str:
     if freshness(snippet, record) is not Freshness.FRESH:
         return f"{_gpu(record)}: not verified, the snippet changed after this run ({record.date})."
     if _verified(snippet, record) and record.machine is not None:
-        return f"{record.machine.badge(snippet.option('arch', 'sm_90') or 'sm_90')}, {record.date}"
+        return f"{record.machine.badge(snippet.arch)}, {record.date}"
     return f"{_gpu(record)} printed no output to show for this source (status below)."
 
 
@@ -204,9 +204,8 @@ def snippet_answer(term: Term, snippet: Snippet, records: Sequence[Record], reco
             note = None
             if text and kind == "sass" and sass_control.without_code(text):
                 text, note = None, "(no kernels: the program's cubins hold no function)"
-            elif text and kind == "sass":  # control codes decoded, encoding words dropped: a third of the tokens
-                arch = snippet.option("arch", "sm_90") or "sm_90"
-                note, text = sass_control.legend(text, arch), sass_control.readable(text, arch)
+            elif text and kind == "sass":  # control codes decoded, encoding words dropped: a third of the bytes left
+                note, text = sass_control.legend(text, snippet.arch), sass_control.readable(text, snippet.arch)
             shown = fence_for(text, "text") if text else note or f"(no {kind.upper()} recorded for the current source)"
             lines += ["", f"## {kind.upper()}", *(["", note] if note and text else []), "", shown]
     return cap("\n".join(lines) + "\n", hint="Ask for fewer parts (e.g. parts=['source', 'output']) to see the rest.")

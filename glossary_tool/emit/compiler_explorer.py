@@ -15,7 +15,7 @@ import shlex
 import zlib
 
 from glossary_tool.model import Snippet
-from glossary_tool.verify.engine import DEFAULT_ARCH, arch_flags
+from glossary_tool.verify.engine import arch_flags
 
 CE_BASE = "https://godbolt.org/clientstate/"
 #: Compiler Explorer's id of NVCC 13.0.2, the toolkit whose nvcc (13.0.88) made the records.
@@ -31,7 +31,7 @@ def _link_only(flag: str) -> bool:
 
 def compile_flags(snippet: Snippet) -> str:
     """The nvcc options verify uses for ``snippet``, less the link-only ones."""
-    arch = snippet.option("arch", DEFAULT_ARCH) or DEFAULT_ARCH
+    arch = snippet.arch
     flags = [f for f in shlex.split(snippet.option("flags", "") or "") if not _link_only(f)]
     return shlex.join([*arch_flags(arch), *flags])
 
@@ -63,5 +63,5 @@ def link_html(snippet: Snippet) -> str | None:
     """The link shown under a CUDA snippet; None for other languages."""
     if snippet.lang != "cuda":
         return None
-    label = f"Open {snippet.name} in Compiler Explorer (nvcc 13.0, {snippet.option('arch', DEFAULT_ARCH) or DEFAULT_ARCH})"
+    label = f"Open {snippet.name} in Compiler Explorer (nvcc 13.0, {snippet.arch})"
     return f'<a class="snippet-godbolt" href="{html.escape(url(snippet))}" rel="noopener nofollow" target="_blank" title="{html.escape(label)}">Open in Compiler Explorer</a>'

@@ -41,7 +41,7 @@ class SnippetView:
 
     @property
     def arch(self) -> str:
-        return self.snippet.option("arch", "sm_90") or "sm_90"
+        return self.snippet.arch
 
     @property
     def verified(self) -> bool:

@@ -43,7 +43,6 @@ from glossary_tool.verify.records import (
 from glossary_tool.verify.reference import required_gpus
 from glossary_tool.verify.toolchain import Toolchain, detect_machine, find_toolchain
 
-DEFAULT_ARCH = "sm_90"
 DEFAULT_TIMEOUT = 30.0
 COMPILE_TIMEOUT = 600.0
 SANITIZER_EXIT = 86
@@ -115,7 +114,7 @@ def _compile(job: Job, tools: Toolchain, link: bool) -> None:
     """
     snippet, wd = job.snippet, job.workdir
     wd.mkdir(parents=True, exist_ok=True)
-    arch = snippet.option("arch", DEFAULT_ARCH) or DEFAULT_ARCH
+    arch = snippet.arch
     flags = shlex.split(snippet.option("flags", "") or "")
     if snippet.lang == "cuda":
         if not tools.nvcc:

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from glossary_tool.atomic import write_text
-from glossary_tool.model import Snippet, Term
+from glossary_tool.model import DEFAULT_ARCH, Snippet, Term
 
 PASSED = "passed"
 FAILED = "failed"
@@ -42,7 +42,6 @@ SKIPPED = "skipped"
 SCHEMA = 2
 NO_GPU = "no-gpu"
 PTX_FILE = "snippet.ptx"
-DEFAULT_ARCH = "sm_90"
 
 
 @lru_cache(maxsize=256)
@@ -213,7 +212,7 @@ def read_record(records_root: Path, term: Term, snippet: Snippet, key: str | Non
 
 
 def _sass_name(snippet: Snippet) -> str:
-    return f"{snippet.option('arch', DEFAULT_ARCH) or DEFAULT_ARCH}.sass"
+    return f"{snippet.arch}.sass"
 
 
 def read_artifact(records_root: Path, term: Term, snippet: Snippet, kind: str) -> str | None:

@@ -76,7 +76,7 @@ def cc_shortfall(snippet: Snippet, compute_capability: str) -> str | None:
     cc = _cc(compute_capability)
     if required_cc(snippet) > cc:
         return f"compute capability {snippet.option('requires')}"
-    arch = snippet.option("arch", "sm_90") or "sm_90"
+    arch = snippet.arch
     match = re.fullmatch(r"sm_(\d+)(\d)([af]?)", arch)
     if snippet.lang != "cuda" or match is None:
         return None
