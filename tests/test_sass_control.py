@@ -154,7 +154,7 @@ def test_a_listing_keeps_every_instruction_and_line_and_drops_only_the_encoding(
 )
 def test_what_cannot_be_decoded_is_shown_as_cuobjdump_printed_it(listing: str, arch: str) -> None:
     assert readable(listing, arch) == listing
-    assert sass_control.legend(listing, arch) is None
+    assert sass_control.shown(listing, arch) == sass_control.Shown(listing, None)
 
 
 def test_the_sass_tab_shows_control_codes_with_a_legend_and_linked_opcodes(built_site) -> None:

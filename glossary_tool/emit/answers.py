@@ -201,13 +201,14 @@ def snippet_answer(term: Term, snippet: Snippet, records: Sequence[Record], reco
     for kind in ("ptx", "sass"):
         if kind in parts:
             text = read_artifact(records_root, term, snippet, kind) if fresh else None
-            note = None
-            if text and kind == "sass" and sass_control.without_code(text):
-                text, note = None, "(no kernels: the program's cubins hold no function)"
-            elif text and kind == "sass":  # control codes decoded, encoding words dropped: a third of the bytes left
-                note, text = sass_control.legend(text, snippet.arch), sass_control.readable(text, snippet.arch)
-            shown = fence_for(text, "text") if text else note or f"(no {kind.upper()} recorded for the current source)"
-            lines += ["", f"## {kind.upper()}", *(["", note] if note and text else []), "", shown]
+            if text and kind == "sass":  # control codes decoded, encoding words dropped: a third of the bytes left
+                sass = sass_control.shown(text, snippet.arch)
+                if sass is None:
+                    lines += ["", "## SASS", "", "(no kernels: the program's cubins hold no function)"]
+                else:
+                    lines += ["", "## SASS", *(["", sass.legend] if sass.legend else []), "", fence_for(sass.text, "text")]
+                continue
+            lines += ["", f"## {kind.upper()}", "", fence_for(text, "text") if text else f"(no {kind.upper()} recorded for the current source)"]
     return cap("\n".join(lines) + "\n", hint="Ask for fewer parts (e.g. parts=['source', 'output']) to see the rest.")
 
 

@@ -52,7 +52,7 @@ _PAIR = re.compile(
 _FUNCTION = re.compile(r"^\s*Function : ", re.M)
 _SECTION = re.compile(r"^Fatbin (?:elf|ptx) code:$", re.M)
 _NO_BARRIER = 7
-_LEGEND = "[B wait mask : R read scoreboard : W write scoreboard : Y yield : S stall cycles]"
+_LEGEND = "Control codes [B wait mask : R read scoreboard : W write scoreboard : Y yield : S stall cycles], decoded from each instruction's second encoding word."
 
 
 @dataclass(frozen=True)
@@ -115,19 +115,13 @@ def instructions(listing: str, *, shift: int = 41) -> Iterator[Instruction | Non
         yield Instruction(pair.group("address").strip(), pair.group("text"), ControlCode.from_word(int(pair.group("word"), 16), shift=shift))
 
 
-def decodable(listing: str, arch: str) -> bool:
-    """Whether ``listing`` gets decoded: a checked architecture, and every encoding word
-    part of an instruction's pair of lines (the two-word layout the decoding reads)."""
-    return _decoded(listing, arch) is not None
-
-
 @lru_cache(maxsize=4096)
 def _notation(word: str) -> str:
     """The notation of a second word (a listing repeats a few hundred distinct ones)."""
     return ControlCode.from_word(int(word, 16)).notation()
 
 
-@lru_cache(maxsize=64)  # the page and its legend ask for the same listing
+@lru_cache(maxsize=64)  # a listing rendered again (serve's rebuilds) is not decoded again
 def _decoded(listing: str, arch: str) -> str | None:
     """The decoded listing, or None where it is not decodable: an unchecked architecture, no
     instruction, or an encoding word left over once the pairs are replaced. One pass of one
@@ -143,7 +137,8 @@ def _decoded(listing: str, arch: str) -> str | None:
 def readable(listing: str, arch: str) -> str:
     """``listing`` with each instruction as ``/*0070*/  [B0-----:R-:W1:Y:S04]  LDG.E R2, ... ;``,
     its encoding words dropped, and without the sections of empty cubins; anything else
-    (headers, labels) as it was. A listing that is not :func:`decodable` comes back unchanged."""
+    (headers, labels) as it was. A listing the decoding does not read (an unchecked
+    architecture, another layout, an unpaired word) comes back unchanged."""
     decoded = _decoded(listing, arch)
     return listing if decoded is None else decoded
 
@@ -166,11 +161,22 @@ def without_code(listing: str) -> bool:
     return "Fatbin elf code" in listing and _FUNCTION.search(listing) is None
 
 
-def legend(listing: str, arch: str) -> str | None:
-    """The line that says what the decoded fields are, for a listing :func:`readable` decodes."""
-    if _decoded(listing, arch) is None:
+@dataclass(frozen=True)
+class Shown:
+    """What a SASS tab or an MCP answer shows of a listing: its text, and the line that says
+    what the decoded fields are (None where nothing was decoded)."""
+
+    text: str
+    legend: str | None
+
+
+def shown(listing: str, arch: str) -> Shown | None:
+    """What a reader is shown of ``listing``: None for one of empty cubins only (no tab),
+    else :func:`readable`'s text and, where it decoded anything, the legend."""
+    if without_code(listing):
         return None
-    return f"Control codes {_LEGEND}, decoded from each instruction's second encoding word."
+    decoded = _decoded(listing, arch)
+    return Shown(listing, None) if decoded is None else Shown(decoded, _LEGEND)
 
 
-__all__ = ["DECODED", "ControlCode", "Instruction", "decodable", "instructions", "legend", "readable", "without_code"]
+__all__ = ["DECODED", "ControlCode", "Instruction", "Shown", "instructions", "readable", "shown", "without_code"]

@@ -138,11 +138,10 @@ class SiteSnippets:
             tabs.append((outputs[0][0], output_block(outputs[0][1])))
         if v.ptx:
             tabs.append(("PTX", highlight(v.ptx, "ptx", searchable=False)))  # opcodes linked after rendering: emit/instructions.py
-        if v.sass and not sass_control.without_code(v.sass):
-            # each instruction's control code decoded, its encoding words dropped (emit/sass_control.py)
-            note = sass_control.legend(v.sass, v.arch)
-            shown = highlight(sass_control.readable(v.sass, v.arch), "sass", searchable=False)
-            tabs.append(("SASS", (f'<p class="sass-legend">{html.escape(note)}</p>' if note else "") + shown))
+        sass = sass_control.shown(v.sass, v.arch) if v.sass else None  # control codes decoded (emit/sass_control.py)
+        if sass is not None:
+            legend = f'<p class="sass-legend">{html.escape(sass.legend)}</p>' if sass.legend else ""
+            tabs.append(("SASS", legend + highlight(sass.text, "sass", searchable=False)))
         # Out of the search index as a whole: search is for prose and names; a snippet's
         # source, outputs and compiler listings would make every page that calls
         # cudaMalloc a hit for it (emit/search_text.py cuts it before the indexer reads it).
