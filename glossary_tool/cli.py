@@ -24,19 +24,9 @@ def _root(args: argparse.Namespace) -> Path:
     return Path(args.root).resolve()
 
 
-def _check_processes() -> int:
-    """Processes for a cold `check` to parse terms in: every core, up to four (each worker's
-    results are pickled back, which a fifth core would not repay at 5,000 terms)."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        cores = os.cpu_count() or 1
-    return max(1, min(cores, 4))
-
-
 def cmd_check(args: argparse.Namespace) -> int:
     from glossary_tool.load.cache import paused_gc
-    from glossary_tool.pipeline import load_project
+    from glossary_tool.pipeline import load_project, parse_processes
 
     scope = ""
     with paused_gc():  # a fifth of a cold check was the cycle collector walking live tokens
@@ -47,7 +37,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             loaded, diagnostics = result.loaded, result.diagnostics
             scope = "" if result.everything else f"{len(result.reported_terms)} changed or affected of "
         else:
-            loaded = load_project(_root(args), check_records=not args.no_records, processes=_check_processes())
+            loaded = load_project(_root(args), check_records=not args.no_records, processes=parse_processes())
             diagnostics = list(loaded.diagnostics)
     if args.errors_only:
         diagnostics = errors(diagnostics)

@@ -5,6 +5,7 @@ Emitters receive the resulting :class:`Glossary`; none of them re-reads term fil
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -97,12 +98,23 @@ class Loaded:
         return term_link_graph(self.glossary)
 
 
-def load_project(root: Path, *, check_records: bool = True, cache: bool = True, processes: int = 1) -> Loaded:
+def parse_processes() -> int:
+    """Processes for a cold load to parse terms in (`check`, `build`): every core, up to four
+    (each worker's results are pickled back, which a fifth core would not repay at 5,000 terms)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, 4))
+
+
+def load_project(root: Path, *, check_records: bool = True, cache: bool = True, processes: int = 1, keep_tokens: bool = False) -> Loaded:
     """Load, link and check the project at ``root``. ``cache``: reuse (and refresh) the term
     parses and rendering checks of earlier runs in ``.cache/`` (load/cache.py); off, every
     file is parsed again and nothing is written. ``processes`` > 1: parse uncached terms in
-    that many processes (load/files.py parse_terms), for a caller that renders no page
-    afterwards (`check`): this process then holds no tokens of the bodies parsed elsewhere."""
+    that many processes (load/files.py parse_terms): this process then holds no tokens of
+    the bodies parsed elsewhere, and with ``keep_tokens`` (`glossary build`) it keeps those of
+    the bodies it parsed, the first run of term pages, which the build then renders here."""
     project = Project(Path(root))
     store = project_cache(project.root, cache)
     precompute: tuple[Callable[[str], object], ...] = ()
@@ -111,6 +123,10 @@ def load_project(root: Path, *, check_records: bool = True, cache: bool = True, 
         from glossary_tool.verify.figure_check import block_spans
 
         precompute = (brackets_cannot_render, written_links, block_spans) if check_records else (brackets_cannot_render, written_links)
+        if keep_tokens:  # a build: the preview cards' openings of the bodies parsed elsewhere
+            from glossary_tool.emit.previews import opening_paragraphs
+
+            precompute += (opening_paragraphs,)
     ahead: dict[str, Any] = {}
 
     def meanwhile() -> None:
@@ -121,7 +137,7 @@ def load_project(root: Path, *, check_records: bool = True, cache: bool = True, 
             ahead["reference"] = load_reference_gpus(project.site_config, store)
             ahead["records"] = records_in(project.records_dir)
 
-    loaded = load_tree(project.glossary_dir, store, processes=processes, precompute=precompute, meanwhile=meanwhile)
+    loaded = load_tree(project.glossary_dir, store, processes=processes, precompute=precompute, meanwhile=meanwhile, keep_tokens=keep_tokens)
     glossary, problems = link_glossary(loaded, store)
     diagnostics = list(loaded.diagnostics) + problems
     reported = {(d.path, d.line) for d in diagnostics if d.code in ("xref-unparsed", "xref-in-html")}

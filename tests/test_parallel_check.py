@@ -10,16 +10,20 @@ byte for byte as printed, on a glossary full of errors.
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 
 import pytest
 
 from benchmarks.generate import generate
 from glossary_tool import background
+from glossary_tool.commands import build as build_module
 from glossary_tool.diagnostics import render
 from glossary_tool.load import body, files
+from glossary_tool.load.cache import CACHE_DIR
 from glossary_tool.pipeline import load_project
-from tests.conftest import term_text
+from tests.conftest import term_text, with_site_config
 
 needs_fork = pytest.mark.skipif(not background.can_fork(), reason="no fork here (one core or other threads)")
 
@@ -288,3 +292,59 @@ def test_files_read_where_they_are_parsed_load_as_files_read_first(broken_glossa
     codes = {d.code for d in read_there.diagnostics}
     assert {"symlink-outside", "file-unreadable"} <= codes
     assert {("device-software", "zz-outside"), ("device-hardware", "zz-dangling")} <= read_there.unloaded
+
+
+@needs_fork
+def test_a_build_keeps_the_streams_of_the_first_run_of_terms_it_parsed(broken_glossary: Path, parses: tuple) -> None:
+    """`glossary build` parses on every core and renders here the pages whose bodies this
+    process parsed: it claims from the front, so it keeps the streams of a first run of the
+    files and of nothing after it (the workers claim from the back)."""
+    here, there, _ = parses
+    term_files = _term_files(broken_glossary)
+    expected = [files.parse_term(f) for f in term_files]
+    body._TOKENS.clear()
+    here.value = there.value = 0
+    got = files._parse_all(term_files, 2, (), keep_tokens=True)[0]
+    assert got == expected
+    kept = [body.holds_tokens(t.body) for t, _ in got if t is not None]  # (a file that did not load has no body)
+    first = kept.index(False)
+    assert 0 < first and not any(kept[first:]), kept
+    assert here.value > 0 and there.value > 0
+
+
+@needs_fork
+def test_a_build_parsed_on_two_cores_writes_the_bytes_of_a_one_process_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`glossary build` with the terms parsed in two processes (the threshold lowered for 40
+    terms) writes what a build in one process writes, and this process parses no body again
+    to render its pages: those it renders are the ones it parsed."""
+    root = with_site_config(generate(tmp_path / "repo", 40))
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    monkeypatch.setattr(files, "FORK_MIN_TERMS", 5)
+    bodies = {t.body for t in files.load_tree(root / "glossary").terms}
+    parent = os.getpid()
+    again: list[str] = []
+    real_parse_once = body.parse_once
+
+    def watched(text: str):  # noqa: ANN202
+        if os.getpid() == parent and text in bodies and loaded_once:
+            again.append(text)
+        return real_parse_once(text)
+
+    loaded_once: list[bool] = []
+    real_load = build_module.load_project
+
+    def load(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        result = real_load(*args, **kwargs)
+        loaded_once.append(True)
+        return result
+
+    monkeypatch.setattr(body, "parse_once", watched)
+    monkeypatch.setattr(build_module, "load_project", load)
+    body._TOKENS.clear()
+    assert build_module.build_site(root, tmp_path / "two") == 0
+    assert again == [], f"{len(again)} bodies parsed again in the build process"
+    shutil.rmtree(root / CACHE_DIR)
+    monkeypatch.setenv("GLOSSARY_NO_FORK", "1")
+    assert build_module.build_site(root, tmp_path / "one") == 0
+    two, one = (sorted(p.relative_to(tmp_path / d) for p in (tmp_path / d).rglob("*") if p.is_file()) for d in ("two", "one"))
+    assert two == one and all((tmp_path / "two" / p).read_bytes() == (tmp_path / "one" / p).read_bytes() for p in one)

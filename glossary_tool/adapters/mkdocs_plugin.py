@@ -57,7 +57,7 @@ from glossary_tool.emit.search_names import SEARCH_NAMES_SRC, names_json
 from glossary_tool.emit.search_text import Cut, cut_excluded
 from glossary_tool.emit.snippets import SiteSnippets
 from glossary_tool.emit.widgets import widget_html
-from glossary_tool.load.body import forget_tokens
+from glossary_tool.load.body import forget_tokens, holds_tokens
 from glossary_tool.load.cache import CACHE_DIR, Cache, key
 from glossary_tool.model import Glossary, Term
 from glossary_tool.pipeline import Loaded, load_project, record_diagnostics
@@ -485,6 +485,11 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         # Balanced by what rendering costs: body text, and each snippet's tabs and badge.
         weights = list(accumulate(len(term.body) + SNIPPET_WEIGHT * len(term.snippets) for _, term in terms))
         cut = bisect_left(weights, weights[-1] * PARENT_SHARE) + 1
+        # `glossary build` parsed the bodies on every core and kept here the streams of a
+        # first run of them: render no more than that run here, the worker parses the rest
+        held = next((i for i, (_, term) in enumerate(terms) if not holds_tokens(term.body)), len(terms))
+        if 0 < held < cut:
+            cut = held
         mine = [(f.src_uri, f.url) for f, _ in terms[cut:]]
         if not mine:
             return

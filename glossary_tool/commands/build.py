@@ -14,12 +14,14 @@ from pathlib import Path
 from glossary_tool import adapters
 from glossary_tool.atomic import replace_directory
 from glossary_tool.diagnostics import errors, render
-from glossary_tool.pipeline import Project, load_project
+from glossary_tool.pipeline import Project, load_project, parse_processes
 
 
 def build_site(root: Path, out: Path | None, *, strict: bool = False, book: bool = False) -> int:
     started = time.monotonic()
-    loaded = load_project(root)
+    # parsed on every core; this process keeps the token streams of the first run of term
+    # pages, which the plugin renders here (the rest its page worker parses again)
+    loaded = load_project(root, processes=parse_processes(), keep_tokens=True)
     found = errors(loaded.diagnostics)
     if found and strict:  # without --strict the plugin reports them once, as the generator's warnings
         print(render(found), file=sys.stderr)

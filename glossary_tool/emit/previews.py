@@ -17,10 +17,8 @@ import posixpath
 import re
 from collections.abc import Callable, Collection
 
-from markdown_it.token import Token
-
 from glossary_tool.emit.markdown import display_text
-from glossary_tool.load.body import parse_tokens
+from glossary_tool.load.body import parse_tokens, precomputed
 from glossary_tool.model import Glossary, Term, XRef
 from glossary_tool.text import without_code_marks
 
@@ -29,33 +27,61 @@ PREVIEWS_SRC = "assets/previews.json"
 OPENING_CHARS = 420
 
 
-def _inline_plain(token: Token, resolve: Callable[[str], Term | None]) -> str:
+#: A paragraph of an opening as the body gives it: ("text", text) or ("xref", target,
+#: anchor, text, suffix, source), shown text for the reference to be found with the glossary.
+Piece = tuple[str, ...]
+
+
+@precomputed()
+def opening_paragraphs(body: str) -> tuple[tuple[Piece, ...], ...]:
+    """The body's top-level paragraphs, as pieces, as far as an opening can reach: their
+    text without the references is already OPENING_CHARS long (the shown text of a
+    reference only adds to it). A pure function of the body, so the process that parsed it
+    computes it (`glossary build` parses on every core; body.precomputed)."""
+    tokens = parse_tokens(body)  # the stream `check` validated: no second parser, no regex over the source
+    paragraphs: list[tuple[Piece, ...]] = []
+    plain = 0
+    for i, token in enumerate(tokens):
+        if token.type == "inline" and i > 0 and tokens[i - 1].type == "paragraph_open" and token.level == 1:
+            pieces: list[Piece] = []
+            for child in token.children or ():
+                if child.type in ("text", "code_inline"):
+                    pieces.append(("text", child.content))
+                elif child.type == "xref_literal":
+                    pieces.append(("text", "[["))
+                elif child.type == "xref":
+                    meta = child.meta
+                    pieces.append(("xref", meta["target"], meta["anchor"], meta["text"], meta["suffix"], child.content))
+                elif child.type in ("softbreak", "hardbreak"):
+                    pieces.append(("text", " "))
+            paragraphs.append(tuple(pieces))
+            plain += len(" ".join("".join(piece[1] for piece in pieces if piece[0] == "text").split()))
+            if plain >= OPENING_CHARS:
+                break
+    return tuple(paragraphs)
+
+
+def _plain(pieces: tuple[Piece, ...], resolve: Callable[[str], Term | None]) -> str:
     """A paragraph's text as a reader sees it, references by their shown text."""
     parts = []
-    for child in token.children or ():
-        if child.type in ("text", "code_inline"):
-            parts.append(child.content)
-        elif child.type == "xref_literal":
-            parts.append("[[")
-        elif child.type == "xref":
-            meta = child.meta
-            xref = XRef(meta["target"], meta["anchor"], meta["text"], meta["suffix"], 0, 0, child.content)
-            target = resolve(meta["target"])
+    for piece in pieces:
+        if piece[0] == "text":
+            parts.append(piece[1])
+        else:
+            _, target_name, anchor, text, suffix, source = piece
+            xref = XRef(target_name, anchor, text, suffix, 0, 0, source)
+            target = resolve(target_name)
             parts.append(without_code_marks(display_text(xref, target) if target is not None else xref.shown))
-        elif child.type in ("softbreak", "hardbreak"):
-            parts.append(" ")
     return " ".join("".join(parts).split())
 
 
 def opening(term: Term, glossary: Glossary, resolve: Callable[[str], Term | None]) -> str:
     """Plain text of the body's first paragraphs, about OPENING_CHARS long, cut at a sentence end."""
-    tokens = parse_tokens(term.body)  # the stream `check` validated: no second parser, no regex over the source
     paragraphs: list[str] = []
-    for i, token in enumerate(tokens):
-        if token.type == "inline" and i > 0 and tokens[i - 1].type == "paragraph_open" and token.level == 1:
-            text = _inline_plain(token, resolve)
-            if text:
-                paragraphs.append(text)
+    for pieces in opening_paragraphs(term.body):
+        text = _plain(pieces, resolve)
+        if text:
+            paragraphs.append(text)
         if sum(len(p) for p in paragraphs) >= OPENING_CHARS:
             break
     text = " ".join(paragraphs)

@@ -120,6 +120,11 @@ def _lines(text: str) -> list[str]:
     return lines if last is text else text.split("\n")
 
 
+def holds_tokens(body: str) -> bool:
+    """Whether this process keeps the token stream of ``body`` (a render would not parse it)."""
+    return body in _TOKENS
+
+
 def forget_tokens(bodies: Iterable[str] | None = None) -> None:
     """Drop the kept streams of ``bodies`` (all of them: None). A build calls it for a term
     whose page is rendered; a later :func:`parse_tokens` of the body parses it again."""

@@ -220,6 +220,7 @@ def parse_terms(
     *,
     processes: int = 1,
     precompute: tuple[Callable[[str], Any], ...] = (),
+    keep_tokens: bool = False,
 ) -> list[tuple[Term | None, tuple[Diagnostic, ...]]]:
     """:func:`parse_term` of each file, in order: cached results where ``store`` has them.
 
@@ -229,10 +230,12 @@ def parse_terms(
     results equal what a one-process parse gives, in the same order. A worker also
     runs each ``precompute`` function (see body.precomputed) on the bodies it parsed, so
     that this process, which never holds their tokens, does not parse them again: a check
-    needs nothing else of the tokens. A `glossary build`, which renders every body here,
-    keeps one process (it would parse half the bodies twice).
+    needs nothing else of the tokens. ``keep_tokens`` (a `glossary build`, which renders
+    the bodies next): this process keeps the token streams of what it parsed itself, a run
+    at the start of ``files`` (:func:`_claim`), and the build renders those pages here and
+    leaves the rest to its page worker, which parses them again on the other core.
     """
-    return _parse_keyed(files, store, processes, precompute)[0]
+    return _parse_keyed(files, store, processes, precompute, keep_tokens=keep_tokens)[0]
 
 
 def _parse_keyed(
@@ -242,11 +245,12 @@ def _parse_keyed(
     precompute: tuple[Callable[[str], Any], ...],
     known: list[str | None] | None = None,
     meanwhile: Callable[[], object] | None = None,
+    keep_tokens: bool = False,
 ) -> tuple[list[ParseResult], list[str]]:
     """:func:`parse_terms` and the cache key of each file (all empty without ``store``, and
     empty for an unread file that could not be read); ``known``: keys already known
     (load_tree's manifest), None where the bytes must be hashed; ``meanwhile``: see
-    :func:`_parse_all`."""
+    :func:`_parse_all`; ``keep_tokens``: see :func:`parse_terms`."""
     if store is None:
         keys: list[str | None] = [""] * len(files)
     elif known is None:
@@ -259,7 +263,7 @@ def _parse_keyed(
         store.missed(keys.count(None))
     missing = [i for i, r in enumerate(results) if r is None]
     # With a cache to fill, forked parses come with their entries pickled (see _parse_all).
-    parsed, pickled, found = _parse_all([files[i] for i in missing], processes, precompute, [keys[i] or "" for i in missing] if store is not None else None, meanwhile)
+    parsed, pickled, found = _parse_all([files[i] for i in missing], processes, precompute, [keys[i] or "" for i in missing] if store is not None else None, meanwhile, keep_tokens)
     for i, result, entry, key in zip(missing, parsed, pickled, found, strict=True):
         results[i] = result
         if store is not None:
@@ -284,14 +288,21 @@ ParseResult = tuple[Term | None, tuple[Diagnostic, ...]]
 CLAIM = 8
 
 
-def _claim(counter: Any, total: int) -> range:
-    """The next :data:`CLAIM` indexes below ``total`` nobody has taken (``counter``: a shared
-    ``multiprocessing.Value``), empty once all are taken."""
-    with counter.get_lock():
-        start = counter.value
-        stop = min(start + CLAIM, total)
-        counter.value = stop
-    return range(start, stop)
+def _claim(ends: Any, from_back: bool = False) -> range:
+    """The next :data:`CLAIM` indexes nobody has taken, empty once all are taken. ``ends``
+    (a shared ``multiprocessing.Array`` of two) holds the first and the last-plus-one index
+    not yet taken: this process claims from the front and workers from the back, so what
+    this process parsed is a run at the start of the files (pages in MkDocs' order: a build
+    renders that run here, with the token streams it kept; see pipeline.load_project)."""
+    with ends.get_lock():
+        front, back = ends[0], ends[1]
+        if from_back:
+            start, stop = max(front, back - CLAIM), back
+            ends[1] = start
+        else:
+            start, stop = front, min(back, front + CLAIM)
+            ends[0] = stop
+    return range(start, stop) if start < stop else range(0)
 
 
 def _precomputed_for(results: list[ParseResult], precompute: tuple[Callable[[str], Any], ...]) -> dict[tuple[str, str], Any]:
@@ -315,7 +326,7 @@ def _parse_one(file: AnyTermFile, key: str | None) -> tuple[ParseResult, str | N
 
 
 def _parse_claim(
-    files: list[AnyTermFile], chunk: range, precompute: tuple[Callable[[str], Any], ...], keys: list[str] | None
+    files: list[AnyTermFile], chunk: range, precompute: tuple[Callable[[str], Any], ...], keys: list[str] | None, keep_tokens: bool = False
 ) -> tuple[list[ParseResult], dict[tuple[str, str], Any], list[str] | None]:
     """The parses of ``chunk``, the precomputed facts of their bodies and their cache keys
     (None without ``keys``), with the bodies' token streams then dropped (a forked parse
@@ -325,11 +336,13 @@ def _parse_claim(
     parse_tokens keeps every stream it makes, about 60 KB of objects a body: kept, the
     5,000 streams of a cold check grew each process by 150 MB of fresh pages, and the
     kernel's work of handing them out was most of the check's system time. Dropped, the
-    next claim's tokens reuse the memory this claim's held."""
+    next claim's tokens reuse the memory this claim's held. ``keep_tokens``: a build's own
+    claims keep them, for the pages it renders next."""
     parsed = [_parse_one(files[i], None if keys is None else keys[i]) for i in chunk]
     results = [result for result, _ in parsed]
     facts = _precomputed_for(results, precompute)
-    forget_tokens(term.body for term, _ in results if term is not None)
+    if not keep_tokens:
+        forget_tokens(term.body for term, _ in results if term is not None)
     return results, facts, None if keys is None else [key or "" for _, key in parsed]
 
 
@@ -340,7 +353,7 @@ def _entries(results: list[ParseResult], keys: list[str] | None) -> list[bytes] 
     return [cache.entry_bytes(key, result) for key, result in zip(keys, results, strict=True)]
 
 
-def _parse_share(files: list[AnyTermFile], precompute: tuple[Callable[[str], Any], ...], counter: Any, conn: Any, keys: list[str] | None = None) -> int:
+def _parse_share(files: list[AnyTermFile], precompute: tuple[Callable[[str], Any], ...], ends: Any, conn: Any, keys: list[str] | None = None) -> int:
     """A worker's part: claim terms until none are left, sending each claim's parses and the
     precomputed results for their bodies as (first index, results, facts); the number
     parsed. With ``keys`` the results go as their pickled cache entries (:func:`_entries`),
@@ -348,7 +361,7 @@ def _parse_share(files: list[AnyTermFile], precompute: tuple[Callable[[str], Any
     them anyway to send them, and the parent then keeps the bytes for its cache instead of
     pickling the result again."""
     done = 0
-    while chunk := _claim(counter, len(files)):
+    while chunk := _claim(ends, from_back=True):
         results, facts, claim_keys = _parse_claim(files, chunk, precompute, keys)
         entries = _entries(results, claim_keys)
         conn.send((chunk.start, results if entries is None else entries, facts))
@@ -381,6 +394,7 @@ def _parse_all(
     precompute: tuple[Callable[[str], Any], ...],
     keys: list[str] | None = None,
     meanwhile: Callable[[], object] | None = None,
+    keep_tokens: bool = False,
 ) -> tuple[list[ParseResult], list[bytes | None], list[str | None]]:
     """:func:`parse_term` of each file, in order, in up to ``processes`` processes, the
     cache entry of each result under ``keys`` already pickled (None where it is not), and
@@ -388,7 +402,8 @@ def _parse_all(
     its process read ("" where it could not be read); None throughout without ``keys``.
 
     Every process, this one included, claims :data:`CLAIM` terms at a time from a shared
-    counter until none are left, so each parses as many as its speed allows: this one also
+    pair of ends until none are left (this one from the front, workers from the back:
+    :func:`_claim`), so each parses as many as its speed allows: this one also
     reads the workers' results as they come (between its own claims) and, after the parse,
     does the check's serial work, and a core may be shared with other programs; a fixed
     split left one side waiting (BENCHMARKS.md). Any term without a result at the end (its
@@ -416,7 +431,7 @@ def _parse_all(
         results, found = _one_process(files, keys, meanwhile)
         return results, no_entries, found
     context = multiprocessing.get_context("fork")
-    counter = context.Value("q", 0)
+    ends = context.Array("q", [0, len(files)])
     out: list[ParseResult | None] = [None] * len(files)
     pickled: list[bytes | None] = [None] * len(files)
     found: list[str | None] = [None] * len(files)
@@ -424,7 +439,7 @@ def _parse_all(
     readers: list[Any] = []
     for _ in range(count - 1):
         reader, writer = _wide_pipe(context)
-        jobs.append(Job(functools.partial(_parse_share, files, precompute, counter, writer, keys), fork=True))
+        jobs.append(Job(functools.partial(_parse_share, files, precompute, ends, writer, keys), fork=True))
         writer.close()  # the worker holds the only writing end: its exit is this reader's end of file
         readers.append(reader)
 
@@ -451,9 +466,9 @@ def _parse_all(
             for job in jobs:
                 job.cancel()
             raise
-    while chunk := _claim(counter, len(files)):
+    while chunk := _claim(ends):
         take(wait(readers, timeout=0) if readers else [])
-        results, facts, claim_keys = _parse_claim(files, chunk, precompute, keys)
+        results, facts, claim_keys = _parse_claim(files, chunk, precompute, keys, keep_tokens)
         remember(facts)
         out[chunk.start : chunk.stop] = results
         entries = _entries(results, claim_keys)
@@ -633,10 +648,11 @@ def load_tree(
     processes: int = 1,
     precompute: tuple[Callable[[str], Any], ...] = (),
     meanwhile: Callable[[], object] | None = None,
+    keep_tokens: bool = False,
 ) -> LoadResult:
     """Load every term and section page under ``root`` (the ``glossary/`` folder); ``store``
-    holds term parses of earlier runs (see load/cache.py); ``processes`` and ``precompute``:
-    see :func:`parse_terms`; ``meanwhile``: work of the caller that needs no term, run during
+    holds term parses of earlier runs (see load/cache.py); ``processes``, ``precompute`` and
+    ``keep_tokens``: see :func:`parse_terms`; ``meanwhile``: work of the caller that needs no term, run during
     the parse (see :func:`_parse_all`; not run where there is no glossary folder).
 
     With ``store``, a manifest there maps each term file's :data:`Signature` to the cache key
@@ -687,7 +703,7 @@ def load_tree(
         if meanwhile is not None:
             meanwhile()
 
-    results, keys = _parse_keyed([files[i] for i in present], store, processes, precompute, [known[i] for i in present], ahead)  # type: ignore[misc]
+    results, keys = _parse_keyed([files[i] for i in present], store, processes, precompute, [known[i] for i in present], ahead, keep_tokens)  # type: ignore[misc]
     parsed = iter(zip(results, keys, strict=True))
     digest = hashlib.sha256()
     fresh: Manifest = {}
