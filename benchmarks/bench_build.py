@@ -10,7 +10,9 @@ average before and after, since a shared machine's load moves wall times (and ra
 
 For each size N a synthetic glossary is generated (benchmarks/generate.py) with the real
 mkdocs.yml and stylesheet, and each command runs in a fresh child process, timed by wall
-clock (best of --repeat); peak memory is that child's own ru_maxrss (os.wait4).
+clock; peak memory is that child's own ru_maxrss (os.wait4). `check` is the best of
+--repeat runs; our build and the bare build run alternately, --repeat pairs, and `ours /
+bare` is the median of the pairs' ratios (a shared machine's speed drifts between minutes).
 
 The bare-MkDocs twin is what an author would have without the tool: the same term files
 and section pages, cross-references written as plain Markdown links, the same theme,
@@ -35,6 +37,7 @@ import json
 import os
 import platform
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -104,6 +107,31 @@ def best(argv: list[str], repeat: int, env: dict[str, str] | None = None, label:
     if label:
         print(f"  {label}: {out['seconds']:.2f} s wall, {out['cpu_seconds']:.2f} s CPU, {out['peak_mib']:.0f} MiB", file=sys.stderr, flush=True)
     return out
+
+
+def paired(ours: list[str], bare: list[str], repeat: int, env: dict[str, str], label: str, before_ours: Callable[[], object] | None = None, before_bare: Callable[[], object] | None = None) -> tuple[dict, dict, list[float], list[float]]:
+    """``ours`` and ``bare`` run alternately, ``repeat`` pairs: each as :func:`best` gives it,
+    and the wall and CPU ratio of each pair. A shared machine's speed drifts by a third
+    within minutes (BENCHMARKS.md, ninth session); two runs back to back see the same
+    machine, so the median of the pairs' ratios is the figure to trust, and a best of each
+    taken minutes apart is not."""
+    runs_ours, runs_bare = [], []
+    for _ in range(repeat):
+        if before_ours is not None:
+            before_ours()
+        runs_ours.append(run_child(ours, env))
+        if before_bare is not None:
+            before_bare()
+        runs_bare.append(run_child(bare, env))
+
+    def summary(runs: list[tuple[float, float, int, float]]) -> dict[str, float]:
+        return {"seconds": min(r[0] for r in runs), "all_seconds": [round(r[0], 2) for r in runs], "peak_mib": max(r[1] for r in runs), "exit": runs[-1][2], "cpu_seconds": min(r[3] for r in runs), "all_cpu_seconds": [round(r[3], 2) for r in runs]}
+
+    walls = [o[0] / b[0] for o, b in zip(runs_ours, runs_bare, strict=True)]
+    cpus = [o[3] / b[3] for o, b in zip(runs_ours, runs_bare, strict=True)]
+    first, second = summary(runs_ours), summary(runs_bare)
+    print(f"  {label}: ours {', '.join(f'{s:.2f}' for s in first['all_seconds'])} s, bare {', '.join(f'{s:.2f}' for s in second['all_seconds'])} s: pairs {', '.join(f'{r:.2f}x' for r in walls)} wall", file=sys.stderr, flush=True)
+    return first, second, walls, cpus
 
 
 # --- children ------------------------------------------------------------------------------
@@ -257,21 +285,20 @@ def measure(n: int, repeat: int, tmp: Path, serve: bool = True, source: Path | N
     check = [py, "-m", "glossary_tool", "--root", str(root), "check"]
     result["check"] = best(check, repeat, env, f"N={n} check, cold cache", before=cold)
     result["check_warm"] = best(check, repeat, env, f"N={n} check, warm cache")
-    build = [py, "-m", "glossary_tool", "--root", str(root), "build", "--out", str(tmp / f"n{n}" / "site")]
-    result["build"] = best(build, repeat, env, f"N={n} build, cold cache", before=cold)
-    # An author's next build: one sentence added to (or taken from) one term's body, with the
-    # .cache/ the previous build left.
-    result["build_edit"] = best(build, repeat, env, f"N={n} build after a one-sentence edit", before=lambda: toggle_sentence(root))
     twin = tmp / f"n{n}" / "twin"
     subprocess.run([py, "-m", "benchmarks.bench_build", "--child-twin", str(root), str(twin)], check=True, env=env, cwd=REPO, capture_output=True)
+    build = [py, "-m", "glossary_tool", "--root", str(root), "build", "--out", str(tmp / f"n{n}" / "site")]
     bare = [py, "-m", "mkdocs", "build", "-q", "-f", str(twin / "mkdocs.yml"), "-d", str(tmp / f"n{n}" / "bare-site")]
-    result["bare"] = best(bare, repeat, env, f"N={n} bare MkDocs")
-    # Bare MkDocs keeps nothing between builds; timed after the same edit to its copy all the same.
-    result["bare_edit"] = best(bare, repeat, env, f"N={n} bare MkDocs after a one-sentence edit", before=lambda: toggle_sentence(twin, "docs"))
-    result["ratio"] = result["build"]["seconds"] / result["bare"]["seconds"]
-    result["cpu_ratio"] = result["build"]["cpu_seconds"] / result["bare"]["cpu_seconds"]
-    result["edit_ratio"] = result["build_edit"]["seconds"] / result["bare_edit"]["seconds"]
-    result["edit_cpu_ratio"] = result["build_edit"]["cpu_seconds"] / result["bare_edit"]["cpu_seconds"]
+    result["build"], result["bare"], walls, cpus = paired(build, bare, repeat, env, f"N={n} cold build and bare MkDocs", before_ours=cold)
+    # An author's next build: one sentence added to (or taken from) one term's body, with the
+    # .cache/ the previous build left. Bare MkDocs keeps nothing between builds; timed after
+    # the same edit to its copy all the same.
+    result["build_edit"], result["bare_edit"], edit_walls, edit_cpus = paired(
+        build, bare, repeat, env, f"N={n} after a one-sentence edit", before_ours=lambda: toggle_sentence(root), before_bare=lambda: toggle_sentence(twin, "docs")
+    )
+    result["pair_ratios"], result["pair_cpu_ratios"] = [round(r, 3) for r in walls], [round(r, 3) for r in cpus]
+    result["ratio"], result["cpu_ratio"] = statistics.median(walls), statistics.median(cpus)
+    result["edit_ratio"], result["edit_cpu_ratio"] = statistics.median(edit_walls), statistics.median(edit_cpus)
     result["per_term_ms"] = 1000 * result["build"]["seconds"] / n
     result["load"] = {"before": load_before, "after": os.getloadavg()}  # a shared machine: 1, 5 and 15 minute load
     pages = sum(1 for _ in (tmp / f"n{n}" / "site").rglob("index.html"))
@@ -345,7 +372,7 @@ def main() -> None:
             line = (
                 f"N={r['n']} ({r['corpus']}): check cold {r['check']['seconds']:.2f} s / {r['check']['cpu_seconds']:.2f} s CPU, warm {r['check_warm']['seconds']:.2f} s / {r['check_warm']['cpu_seconds']:.2f} s CPU "
                 f"| build {r['build']['seconds']:.2f} s, {r['build']['cpu_seconds']:.2f} s CPU ({r['build']['peak_mib']:.0f} MiB, {r['per_term_ms']:.1f} ms/term) "
-                f"| bare MkDocs {r['bare']['seconds']:.2f} s, {r['bare']['cpu_seconds']:.2f} s CPU ({r['bare']['peak_mib']:.0f} MiB) | ours/bare {r['ratio']:.2f}x wall, {r['cpu_ratio']:.2f}x CPU"
+                f"| bare MkDocs {r['bare']['seconds']:.2f} s, {r['bare']['cpu_seconds']:.2f} s CPU ({r['bare']['peak_mib']:.0f} MiB) | ours/bare {r['ratio']:.2f}x wall, {r['cpu_ratio']:.2f}x CPU (median of {len(r['pair_ratios'])} pairs: {', '.join(f'{x:.2f}' for x in r['pair_ratios'])})"
                 f" | after a one-sentence edit {r['build_edit']['seconds']:.2f} s, {r['build_edit']['cpu_seconds']:.2f} s CPU, bare {r['bare_edit']['seconds']:.2f} s, {r['bare_edit']['cpu_seconds']:.2f} s CPU:"
                 f" {r['edit_ratio']:.2f}x wall, {r['edit_cpu_ratio']:.2f}x CPU"
             )
