@@ -104,3 +104,50 @@ def test_the_forked_worker_and_the_cache_give_the_bytes_of_a_one_process_build(t
     for out in ("cold", "warm"):
         got = tree(tmp_path / out)
         assert sorted(got) == sorted(inline) and not [name for name in inline if got[name] != inline[name]], out
+
+
+#: Run in a child (a forked worker needs a process with one thread): records, in order, each
+#: page MkDocs populates and builds and each time this process asks for the page worker's
+#: or the map process's result, then prints the record as JSON.
+_ORDER_PROBE = """
+import json, sys
+import mkdocs.commands.build as mb
+from glossary_tool.adapters import mkdocs_plugin as mp
+from glossary_tool import background
+events = []
+def wrap(owner, name, label):
+    real = getattr(owner, name)
+    def recorded(*args, **kwargs):
+        events.append(label)
+        return real(*args, **kwargs)
+    setattr(owner, name, recorded)
+wrap(mb, "_populate_page", "populate")
+wrap(mb, "_build_page", "build")
+wrap(background.Job, "result", "result")
+from glossary_tool.commands.build import build_site
+from pathlib import Path
+assert build_site(Path(sys.argv[1]), Path(sys.argv[2])) == 0
+print(json.dumps(events))
+"""
+
+
+def test_the_worker_pages_and_the_map_are_awaited_only_when_mkdocs_builds_them(tmp_path: Path) -> None:
+    """A cold build populates every page without waiting for another process: the page
+    worker's share and the map are finished when MkDocs builds their pages (after all pages
+    are populated), so the second core renders while this one populates. The first result
+    asked for comes after the last page populated; the pages are still those of a one-process
+    build (the test above)."""
+    import json
+
+    root = with_site_config(generate(tmp_path / "repo", N))
+    env = {"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin", "SOURCE_DATE_EPOCH": "1700000000"}
+    done = subprocess.run([sys.executable, "-c", _ORDER_PROBE, str(root), str(tmp_path / "site")], check=True, env=env, capture_output=True, text=True)
+    events = json.loads(done.stdout.strip().splitlines()[-1])
+    if "result" not in events:
+        pytest.skip("no second core: the build forked no worker")
+    populated = [i for i, e in enumerate(events) if e == "populate"]
+    built = [i for i, e in enumerate(events) if e == "build"]
+    assert len(populated) == len(built) > N
+    results = [i for i, e in enumerate(events) if e == "result"]
+    first = min(i for i in results if i > populated[0])  # the load's parse workers come before any page
+    assert first > populated[-1] and first > built[0], events

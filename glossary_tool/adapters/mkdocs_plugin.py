@@ -88,10 +88,13 @@ OVERRIDES = {
 
 
 #: How rendering work is split with the worker of a build (:meth:`GlossaryPlugin._prerender`):
-#: the share of term-page work this process keeps (it also runs MkDocs' own page work in
-#: the meantime), and what one snippet (tabs, badge, highlighted source) weighs against a
-#: character of body text.
-PARENT_SHARE = 0.5
+#: the share of term-page work this process keeps, and what one snippet (tabs, badge,
+#: highlighted source) weighs against a character of body text. The worker's pages are
+#: needed only when MkDocs builds them (after populating every page, _finish_deferred), and
+#: this process also runs all of MkDocs' own page work, so it keeps less than half: at 0.3
+#: the worker finished before its first page was built at 1,000 and 5,000 terms, and the
+#: niced map and books still finished before this process (BENCHMARKS.md, ninth session).
+PARENT_SHARE = 0.3
 SNIPPET_WEIGHT = 6000
 
 
@@ -164,6 +167,10 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         self._page_keys: dict[str, str] = {}
         self._cached: dict[str, Content] = {}
         self._search_cuts: dict[str, tuple[str, Cut]] = {}
+        #: Pages whose content waits for a side process until MkDocs builds them (the map: see
+        #: _finish_deferred), and the build's files for rendering them then.
+        self._deferred: set[str] = set()
+        self._files: Files | None = None
         self._built_pages: list[Page] = []
         self.link_graph: TermGraph | None = None
 
@@ -239,6 +246,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         assert self.loaded is not None
         self._worker_srcs, self._worker = frozenset(), None
         self._pages, self._site, self._page_keys, self._cached = Cache(None), "", {}, {}
+        self._deferred, self._files = set(), files
         self.map_job: Job | None = None
         glossary = self.loaded.glossary
         keep = {pages.HOME_SRC, *(pages.section_src(s) for s in glossary.sections), *(term_src(t) for t in glossary.terms.values())}
@@ -281,7 +289,7 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         # pages), the EPUB and llms.txt for on_post_build. Term pages need nothing from MkDocs
         # but their URL: the later part of them (in the order MkDocs populates pages) is
         # rendered by a worker while this process renders the first part (_prerender). The
-        # EPUB and llms.txt, wanted last, yield the second core to the worker (nice).
+        # map, EPUB and llms.txt, wanted last, yield the second core to the worker (nice).
         site_url, site_name = config.site_url or "/", config.site_name
         map_url = files.get_file_from_path(MAP_SRC).url
 
@@ -304,7 +312,9 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         self._prerender(files)
         self._map_key = key("map page", map_url, self._site)
         self._map_text = self._pages.get(self._map_key)
-        self.map_job = None if self._map_text is not None else Job(lambda: map_markdown(glossary, _href_from(glossary, map_url, files)))
+        # Niced like the books: its page is the last MkDocs builds (its content waits until
+        # then, _finish_deferred), so it need not take the second core from the page worker.
+        self.map_job = None if self._map_text is not None else Job(lambda: map_markdown(glossary, _href_from(glossary, map_url, files)), nice=10)
         self.side_job = Job(books, nice=10)
         if self._worker is not None and self._worker.forked:  # those pages are the worker's (its own copy of their tokens)
             for src in self._worker_srcs:
@@ -418,8 +428,8 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         if src in self._cached:
             self._rendered[src] = self._cached.pop(src)
             return ""
-        if src in self._worker_srcs:
-            self._rendered[src] = self._worker_results()[src]
+        if src in self._worker_srcs or (src == MAP_SRC and self.active is None and self._map_text is None):
+            self._deferred.add(src)  # made in another process: finished when MkDocs builds the page
             return ""
         rendered = self._pending.pop(src) if src in self._pending else self._page_html(src, page.url, files)
         if rendered is None:
@@ -429,6 +439,8 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
 
     def on_page_content(self, html_text: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         src = page.file.src_uri
+        if src in self._deferred:
+            return ""
         found = self._rendered.pop(src, None)
         content = found if isinstance(found, Content) else self._content(src, page.url, files, found, html_text)
         if src in self._page_keys:
@@ -572,6 +584,8 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
     def _cut_for_search(self, context: dict, *, page: Page, config: MkDocsConfig, nav: Navigation) -> dict:
         """Search reads the page without its search-excluded drawings and compiler output
         (emit/search_text.py): same index, a fraction of the parsing."""
+        if page.file.src_uri in self._deferred:
+            self._finish_deferred(page)
         original = page.content or ""
         cut = cut_excluded(original)
         if cut.pieces or cut.links:
@@ -594,6 +608,27 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         return context
 
     on_page_context = CombinedEvent(_cut_for_search, _restore_after_search)
+
+    def _finish_deferred(self, page: Page) -> None:
+        """The content of a page made in another process: a term page of the page worker's
+        share (_prerender), or the map, whose force layout a side process computes. MkDocs
+        wants a page's HTML and contents only when it builds the page, after every page has
+        been populated: waiting until then, this process populates the worker's pages at
+        once instead of waiting for them, and the map's process runs niced instead of taking
+        the second core from the page worker."""
+        src = page.file.src_uri
+        self._deferred.discard(src)
+        assert self._files is not None
+        if src in self._worker_srcs:
+            content = self._worker_results()[src]
+            if src in self._page_keys:
+                self._pages.put(self._page_keys[src], content)
+        else:
+            content = self._content(src, page.url, self._files, self._page_html(src, page.url, self._files), "")
+        _report(list(content.diagnostics))
+        if content.toc is not None:
+            page.toc = get_toc([entry.as_dict() for entry in content.toc])
+        page.content = content.html
 
     def _page_meta(self, page: Page) -> None:
         """What each page's front matter gains or loses before MkDocs renders it."""
