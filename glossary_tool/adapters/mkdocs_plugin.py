@@ -167,8 +167,9 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         self._page_keys: dict[str, str] = {}
         self._cached: dict[str, Content] = {}
         self._search_cuts: dict[str, tuple[str, Cut]] = {}
-        #: Pages whose content waits for a side process until MkDocs builds them (the map: see
-        #: _finish_deferred), and the build's files for rendering them then.
+        #: Pages whose content another process makes, finished when MkDocs builds them (the
+        #: page worker's share and the map: see _finish_deferred), and the build's files for
+        #: rendering the map then.
         self._deferred: set[str] = set()
         self._files: Files | None = None
         self._built_pages: list[Page] = []
