@@ -18,15 +18,18 @@ only its own end of the pipe, so it could not block on a reader that is gone.
 
 from __future__ import annotations
 
-import ctypes
-import multiprocessing
 import os
 import signal
 import threading
 import traceback
 from collections.abc import Callable
-from multiprocessing.connection import Connection
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+# multiprocessing and ctypes (about 27 ms to import) are imported where a job starts, so that
+# `cpus`, which every `glossary check` asks, costs a warm check nothing.
+if TYPE_CHECKING:
+    import multiprocessing.process
+    from multiprocessing.connection import Connection
 
 
 class BackgroundError(RuntimeError):
@@ -38,7 +41,8 @@ class BackgroundError(RuntimeError):
         self.details = details
 
 
-def _cpus() -> int:
+def cpus() -> int:
+    """The cores this process may run on."""
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not Linux
@@ -49,9 +53,11 @@ def can_fork() -> bool:
     """Fork only where it is cheap and safe: Linux-style fork, a spare core, one thread."""
     if os.environ.get("GLOSSARY_NO_FORK") == "1":
         return False
+    import multiprocessing
+
     if "fork" not in multiprocessing.get_all_start_methods():
         return False
-    return _cpus() > 1 and threading.active_count() == 1
+    return cpus() > 1 and threading.active_count() == 1
 
 
 _PR_SET_PDEATHSIG = 1
@@ -61,6 +67,8 @@ def _die_with_parent(parent_pid: int) -> None:
     """Have the kernel kill this child when the process that forked it dies (Linux), even
     by SIGKILL, which runs no cleanup in the parent; elsewhere the closed pipe below ends it
     at its next write. A parent that died before this call is caught by the pid check."""
+    import ctypes
+
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
@@ -97,6 +105,8 @@ class Job:
         self._process: multiprocessing.process.BaseProcess | None = None
         self._conn: Connection | None = None
         if can_fork() if fork is None else fork:
+            import multiprocessing
+
             context = multiprocessing.get_context("fork")
             parent, child = context.Pipe(duplex=False)
             self._process = context.Process(target=_child, args=(job, child, parent, os.getpid(), nice), daemon=True)

@@ -5,7 +5,6 @@ Emitters receive the resulting :class:`Glossary`; none of them re-reads term fil
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -14,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from glossary_tool.adapters.site_config import SITE_CONFIG
+from glossary_tool.background import cpus
 from glossary_tool.diagnostics import Diagnostic
 from glossary_tool.draw import Diagram, check_diagrams, load_diagrams
 from glossary_tool.emit.instructions import EMPTY as EMPTY_INSTRUCTIONS
@@ -101,11 +101,7 @@ class Loaded:
 def parse_processes() -> int:
     """Processes for a cold load to parse terms in (`check`, `build`): every core, up to four
     (each worker's results are pickled back, which a fifth core would not repay at 5,000 terms)."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        cores = os.cpu_count() or 1
-    return max(1, min(cores, 4))
+    return max(1, min(cpus(), 4))
 
 
 def load_project(root: Path, *, check_records: bool = True, cache: bool = True, processes: int = 1, keep_tokens: bool = False) -> Loaded:

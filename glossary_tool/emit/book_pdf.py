@@ -37,7 +37,7 @@ from functools import cache
 from typing import Any
 from urllib.parse import unquote
 
-from glossary_tool.background import Job, _cpus, can_fork
+from glossary_tool.background import Job, can_fork, cpus
 
 #: Runs of chapters laid out apart. Fixed, so the file is the same on any machine; two fills
 #: the two cores of the machines the glossary is built on (BENCHMARKS.md, PDF).
@@ -348,7 +348,7 @@ def _parallel(tasks: Sequence[Callable[[], Rendered]]) -> list[Rendered]:
     collection, with the same results."""
     if not can_fork():
         return [_then_collect(task)() for task in tasks]
-    width = max(1, _cpus())
+    width = max(1, cpus())
     results: list[Rendered] = []
     for start in range(0, len(tasks), width):
         jobs = [Job(task, fork=True) for task in tasks[start : start + width]]
