@@ -96,6 +96,12 @@ def run_child(argv: list[str], env: dict[str, str] | None = None) -> tuple[float
     return seconds, usage.ru_maxrss / 1024, proc.returncode, usage.ru_utime + usage.ru_stime
 
 
+def summary(runs: list[tuple[float, float, int, float]]) -> dict:
+    """What the JSON keeps of repeated runs (:func:`run_child` results): the best wall and CPU
+    time, every run's, the largest peak and the last exit status."""
+    return {"seconds": min(r[0] for r in runs), "all_seconds": [round(r[0], 2) for r in runs], "peak_mib": max(r[1] for r in runs), "exit": runs[-1][2], "cpu_seconds": min(r[3] for r in runs), "all_cpu_seconds": [round(r[3], 2) for r in runs]}
+
+
 def best(argv: list[str], repeat: int, env: dict[str, str] | None = None, label: str = "", before: Callable[[], object] | None = None) -> dict[str, float]:
     """Best of ``repeat`` runs; ``before`` runs ahead of each (to empty the cache for a cold run)."""
     runs = []
@@ -103,7 +109,7 @@ def best(argv: list[str], repeat: int, env: dict[str, str] | None = None, label:
         if before is not None:
             before()
         runs.append(run_child(argv, env))
-    out = {"seconds": min(r[0] for r in runs), "all_seconds": [round(r[0], 2) for r in runs], "peak_mib": max(r[1] for r in runs), "exit": runs[-1][2], "cpu_seconds": min(r[3] for r in runs)}
+    out = summary(runs)
     if label:
         print(f"  {label}: {out['seconds']:.2f} s wall, {out['cpu_seconds']:.2f} s CPU, {out['peak_mib']:.0f} MiB", file=sys.stderr, flush=True)
     return out
@@ -123,9 +129,6 @@ def paired(ours: list[str], bare: list[str], repeat: int, env: dict[str, str], l
         if before_bare is not None:
             before_bare()
         runs_bare.append(run_child(bare, env))
-
-    def summary(runs: list[tuple[float, float, int, float]]) -> dict[str, float]:
-        return {"seconds": min(r[0] for r in runs), "all_seconds": [round(r[0], 2) for r in runs], "peak_mib": max(r[1] for r in runs), "exit": runs[-1][2], "cpu_seconds": min(r[3] for r in runs), "all_cpu_seconds": [round(r[3], 2) for r in runs]}
 
     walls = [o[0] / b[0] for o, b in zip(runs_ours, runs_bare, strict=True)]
     cpus = [o[3] / b[3] for o, b in zip(runs_ours, runs_bare, strict=True)]
