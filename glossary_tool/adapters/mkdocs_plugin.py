@@ -444,13 +444,8 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             return ""
         found = self._rendered.pop(src, None)
         content = found if isinstance(found, Content) else self._content(src, page.url, files, found, html_text)
-        if src in self._page_keys:
-            self._pages.put(self._page_keys[src], content)
         self._done_with(src)
-        _report(list(content.diagnostics))
-        if content.toc is not None:
-            page.toc = get_toc([entry.as_dict() for entry in content.toc])
-        html_text = page.content = content.html  # page.content: for capture()
+        html_text = self._settle(page, content)  # page.content too: for capture()
         incremental = self.active
         if incremental is not None:
             incremental.capture(page)
@@ -622,14 +617,21 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
         assert self._files is not None
         if src in self._worker_srcs:
             content = self._worker_results()[src]
-            if src in self._page_keys:
-                self._pages.put(self._page_keys[src], content)
         else:
             content = self._content(src, page.url, self._files, self._page_html(src, page.url, self._files), "")
+        self._settle(page, content)
+
+    def _settle(self, page: Page, content: Content) -> str:
+        """Give MkDocs' page its finished content and contents, report what checking it found,
+        and keep a term page in the page cache; the page's HTML."""
+        src = page.file.src_uri
+        if src in self._page_keys:
+            self._pages.put(self._page_keys[src], content)
         _report(list(content.diagnostics))
         if content.toc is not None:
             page.toc = get_toc([entry.as_dict() for entry in content.toc])
         page.content = content.html
+        return content.html
 
     def _page_meta(self, page: Page) -> None:
         """What each page's front matter gains or loses before MkDocs renders it."""
