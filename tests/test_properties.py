@@ -62,6 +62,7 @@ file_content = st.one_of(st.text(max_size=400), fragment_text, st.binary(max_siz
 @example(content="---\ntitle: Warp\nsummary: [\n---\n")
 @example(content=term_text("Warp", "```\n[[x]]\n"))
 @example(content=b"---\ntitle: caf\xe9\n---\n")
+@example(content="---\ntitle: A\nsummary: A\n---\n\r[[\n0")  # a leftover whose excerpt spans two lines
 def test_any_term_file_yields_diagnostics_not_exceptions(content):
     files = trio()
     files[W] = content

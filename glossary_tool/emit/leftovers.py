@@ -343,6 +343,12 @@ def locate(term: Term, leftover: Leftover) -> tuple[int, int]:
     return term.body_offset + 1, 1
 
 
+def _excerpt(text: str) -> str:
+    """The leftover's first 30 characters with its line breaks and runs of spaces made one
+    space: a diagnostic is one line."""
+    return " ".join(text.split())[:30]
+
+
 def leftover_diagnostics(term: Term, leftovers: list[Leftover], where: str) -> list[Diagnostic]:
     """One error per leftover, pointing at the term's source; ``where`` names the output."""
     out = []
@@ -354,7 +360,7 @@ def leftover_diagnostics(term: Term, leftovers: list[Leftover], where: str) -> l
                 line,
                 col,
                 "xref-raw-output",
-                f"raw '[[' reaches readers in {where} ('{leftover.text.strip()[:30]}...'): this Markdown context did not link it; "
+                f"raw '[[' reaches readers in {where} ('{_excerpt(leftover.text)}...'): this Markdown context did not link it; "
                 "write the reference in a paragraph, list, quote or table cell, or \\[[ for literal brackets",
             )
         )
@@ -509,5 +515,5 @@ def output_diagnostics(glossary: Glossary, leftovers: list[Leftover], where: str
         if term is not None:
             out += leftover_diagnostics(term, [leftover], where)
         else:
-            out.append(error("glossary/toc.yml", 1, 1, "xref-raw-output", f"raw '[[' reaches readers in {where} ('{leftover.text.strip()[:30]}...') from a generated part of it"))
+            out.append(error("glossary/toc.yml", 1, 1, "xref-raw-output", f"raw '[[' reaches readers in {where} ('{_excerpt(leftover.text)}...') from a generated part of it"))
     return out
