@@ -24,8 +24,9 @@ test: $(STAMP)            ## lint, check the glossary, run the test suite
 	$(BIN)/glossary check
 	@# Bytecode caches on, whatever the shell says: with PYTHONDONTWRITEBYTECODE set, every
 	@# xdist worker rewrites and compiles every test module again (about 4 s of CPU each) and
-	@# every `glossary` subprocess compiles the package again.
-	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n auto --dist worksteal
+	@# every `glossary` subprocess compiles the package again. `--dist loadgroup` with `-n auto`:
+	@# the browser tests on a worker of their own, a worker per core for the rest (tests/conftest.py).
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n auto --dist loadgroup
 
 check: $(STAMP)
 	$(BIN)/glossary check

@@ -146,6 +146,35 @@ def shared_once(tmp_path_factory, name: str, make: Callable[[Path], None]) -> Pa
     return shared
 
 
+def _why_no_fork() -> str:
+    """Why glossary_tool/background.py forks no job in this process ('' where it does). Only the
+    machine's reasons start with "no " (a skip that CI allows, ``pytest_runtest_makereport``):
+    another thread or GLOSSARY_NO_FORK means the test was run where it cannot see what it checks."""
+    import multiprocessing
+    import threading
+
+    from glossary_tool.background import can_fork, cpus
+
+    if can_fork():
+        return ""
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return "no fork on this platform"
+    if cpus() < 2:
+        return "no second core: jobs run inline"
+    if os.environ.get("GLOSSARY_NO_FORK") == "1":
+        return "forking turned off by GLOSSARY_NO_FORK=1"
+    return f"forking is off in this process: other threads ({', '.join(t.name for t in threading.enumerate())})"
+
+
+#: For the tests of forked jobs: skipped, with ``_why_no_fork``'s reason, where this process forks
+#: none when the test starts (``pytest_runtest_setup``).
+needs_fork = pytest.mark.needs_fork
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "needs_fork: a test of forked jobs, skipped where this process forks none (tests/conftest.py)")
+
+
 @pytest.fixture(scope="session")
 def real_project():
     """The real glossary loaded once (records checked): the ``Loaded`` of ``load_project(REPO)``."""
@@ -180,8 +209,12 @@ def built_site(real_site: Path) -> BuiltSite:
     return BuiltSite(real_site)
 
 
+#: Set in a process once its browser harness (Playwright, the site server) has started.
+BROWSER_STARTED = pytest.StashKey[bool]()
+
+
 @pytest.fixture(scope="session")
-def browser():
+def browser(request: pytest.FixtureRequest):
     """One Chromium per test worker for every browser test (tests/test_browser.py and
     tests/test_reading_browser.py, whose skip marks say when there is none): a launch costs
     about a second of CPU. A test opens a context of its own (``web``) or takes a page shared
@@ -189,6 +222,8 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     from tests.test_browser import launch_options
+
+    request.config.stash[BROWSER_STARTED] = True
 
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(**launch_options())
@@ -209,7 +244,7 @@ def base_url(real_site: Path) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def page_pool(browser, base_url: str):
+def page_pool(base_url: str, browser):
     """The pages shared by the browser tests that read the same page (tests/test_browser.py's
     PagePool), one pool per worker; tests take them through ``pages``."""
     from tests.test_browser import PagePool
@@ -232,18 +267,16 @@ def pages(request: pytest.FixtureRequest, page_pool):
         page_pool.discard(page_pool.taken)
 
 
-#: The modules with the longest tests (pytest --durations), run first: xdist's
-#: worksteal hands each worker a contiguous share of the run and steals from the ends of the
-#: queues, so a long test left near the end would leave one worker running it alone. Those that
-#: do not need the real site come first, so the worker that builds it meanwhile is not waited on.
+#: The modules with the longest tests (pytest --durations), run first: each test goes to whichever
+#: worker is free (``BrowserApart``), so the longest ones go out first and the last to finish are
+#: short. Those that do not need the real site come first: the browser tests' worker builds it
+#: meanwhile.
 SLOW_FIRST = (
     "test_serve",
     "test_page_cache",
     "test_verify",
     "test_packaging",
     "test_background",
-    "test_browser",
-    "test_reading_browser",
     "test_malformed",
     "test_properties",
     "test_book",
@@ -252,11 +285,30 @@ SLOW_FIRST = (
     "test_mcp",
 )
 
+#: The modules that drive Chromium (tests/test_browser.py and tests/test_reading_browser.py): in
+#: one process, last. Their Playwright and server threads stop that process forking (glossary_tool/
+#: background.py ``can_fork``), and the tests of forked jobs and builds must run before them.
+BROWSER_MODULES = ("test_browser", "test_reading_browser")
+
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Slowest modules first (``SLOW_FIRST``), each module's tests kept together in their order."""
+    """Slowest modules first (``SLOW_FIRST``) and the browser's last, each module's tests kept
+    together in their order."""
     rank = {name: index for index, name in enumerate(SLOW_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.stem, len(rank)))
+    rank |= {name: len(SLOW_FIRST) + 1 for name in BROWSER_MODULES}
+    items.sort(key=lambda item: rank.get(item.path.stem, len(SLOW_FIRST)))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """No other test runs in a process after its browser tests: their Playwright and server
+    threads have turned forking off there, and a test of a forked job or build would pass
+    without forking (make test's ``--dist loadgroup`` keeps them apart: ``BrowserApart``).
+    A ``needs_fork`` test is skipped where this process forks no job, and says why."""
+    if item.config.stash.get(BROWSER_STARTED, False) and item.path.stem not in BROWSER_MODULES:
+        pytest.fail(f"{item.nodeid} runs in the process of the browser tests, where forking is off: run the suite as make test does (-n auto --dist loadgroup) or with no xdist", pytrace=False)
+    if item.get_closest_marker("needs_fork") and (why := _why_no_fork()):
+        pytest.skip(why)
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -277,3 +329,43 @@ def pytest_runtest_makereport(item, call):
         if not reason.startswith("Skipped: no "):
             report.outcome = "failed"
             report.longrepr = f"required in CI but skipped: {reason}"
+
+
+@pytest.hookimpl(optionalhook=True)  # xdist's hooks: known only where xdist is loaded
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto`` on two or more cores: a worker per core and one for the browser tests, whose
+    worker waits on Chromium for about a fifth of their run (``BrowserApart``). One core: xdist's
+    own count."""
+    from glossary_tool.background import cpus
+
+    return cpus() + 1 if cpus() > 1 else None
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """``--dist loadgroup`` with two or more workers: ``BrowserApart``. (xdist's own loadgroup
+    groups tests by an ``xdist_group`` mark that it writes into a node id pytest 9.2 no longer
+    reads: with xdist 3.8 it groups nothing, pytest-dev/pytest-xdist#1386.)"""
+    if config.getvalue("dist") != "loadgroup" or len(config.getvalue("tx") or ()) < 2:
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class BrowserApart(LoadScopeScheduling):
+        """Every browser test on one worker that runs nothing else; every other test on its own,
+        handed to whichever other worker is free (longest first, ``SLOW_FIRST``).
+
+        One worker: one Chromium, one server and one pool of loaded pages (``pages``) for all
+        the browser tests. Nothing else: its Playwright and server threads stop a process
+        forking (glossary_tool/background.py ``can_fork``), and the tests of forked jobs and
+        forked builds must never find forking off."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0].rsplit("/", 1)[-1].removesuffix(".py")
+            return "browser" if module in BROWSER_MODULES else nodeid
+
+        def _assign_work_unit(self, node) -> None:
+            super()._assign_work_unit(node)
+            if "browser" in self.assigned_work[node]:
+                node.shutdown()  # runs what it was given, then stops: it is given nothing more
+
+    return BrowserApart(config, log)

@@ -14,9 +14,9 @@ import pytest
 
 from benchmarks.generate import generate
 from glossary_tool.background import BackgroundError, Job, can_fork
-from tests.conftest import REPO, with_site_config
+from tests.conftest import REPO, needs_fork, with_site_config
 
-FORKS = [False, pytest.param(True, marks=pytest.mark.skipif(not can_fork(), reason="no fork here (one core or other threads)"))]
+FORKS = [False, pytest.param(True, marks=needs_fork)]
 
 
 @pytest.mark.parametrize("fork", FORKS)
@@ -40,14 +40,14 @@ def test_a_failure_is_raised_with_its_reason(fork):
         job.result()
 
 
-@pytest.mark.skipif(not can_fork(), reason="no fork here")
+@needs_fork
 def test_a_child_that_dies_is_an_error_not_a_hang():
     job = Job(lambda: os._exit(3), fork=True)
     with pytest.raises(BackgroundError, match="exit status 3"):
         job.result()
 
 
-@pytest.mark.skipif(not can_fork(), reason="no fork here")
+@needs_fork
 def test_cancel_stops_the_child():
     import time
 

@@ -23,9 +23,7 @@ from glossary_tool.diagnostics import render
 from glossary_tool.load import body, files
 from glossary_tool.load.cache import CACHE_DIR
 from glossary_tool.pipeline import load_project
-from tests.conftest import term_text, with_site_config
-
-needs_fork = pytest.mark.skipif(not background.can_fork(), reason="no fork here (one core or other threads)")
+from tests.conftest import needs_fork, term_text, with_site_config
 
 #: One term file each, in the generated sections: every kind of problem a body or its front
 #: matter can have, spread so that each worker's share holds some.
