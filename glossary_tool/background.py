@@ -51,13 +51,23 @@ def cpus() -> int:
 
 def can_fork() -> bool:
     """Fork only where it is cheap and safe: Linux-style fork, a spare core, one thread."""
+    return not why_no_fork()
+
+
+def why_no_fork() -> str:
+    """Why this process forks no job ('' where it forks). The machine's own reasons start with
+    "no "; the others are this process's (a switch, or threads that a fork would not copy)."""
     if os.environ.get("GLOSSARY_NO_FORK") == "1":
-        return False
+        return "GLOSSARY_NO_FORK=1 is set"
     import multiprocessing
 
     if "fork" not in multiprocessing.get_all_start_methods():
-        return False
-    return cpus() > 1 and threading.active_count() == 1
+        return "no fork start method on this platform"
+    if cpus() < 2:
+        return "no second core"
+    if threading.active_count() != 1:
+        return f"other threads run in this process ({', '.join(t.name for t in threading.enumerate())})"
+    return ""
 
 
 _PR_SET_PDEATHSIG = 1

@@ -146,28 +146,10 @@ def shared_once(tmp_path_factory, name: str, make: Callable[[Path], None]) -> Pa
     return shared
 
 
-def _why_no_fork() -> str:
-    """Why glossary_tool/background.py forks no job in this process ('' where it does). Only the
-    machine's reasons start with "no " (a skip that CI allows, ``pytest_runtest_makereport``):
-    another thread or GLOSSARY_NO_FORK means the test was run where it cannot see what it checks."""
-    import multiprocessing
-    import threading
-
-    from glossary_tool.background import can_fork, cpus
-
-    if can_fork():
-        return ""
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return "no fork on this platform"
-    if cpus() < 2:
-        return "no second core: jobs run inline"
-    if os.environ.get("GLOSSARY_NO_FORK") == "1":
-        return "forking turned off by GLOSSARY_NO_FORK=1"
-    return f"forking is off in this process: other threads ({', '.join(t.name for t in threading.enumerate())})"
-
-
-#: For the tests of forked jobs: skipped, with ``_why_no_fork``'s reason, where this process forks
-#: none when the test starts (``pytest_runtest_setup``).
+#: For the tests of forked jobs: skipped where this process forks none when the test starts
+#: (``pytest_runtest_setup``), with glossary_tool/background.py's ``why_no_fork``. Only the
+#: machine's reasons start with "no ", which CI allows (``pytest_runtest_makereport``): other
+#: threads or GLOSSARY_NO_FORK mean the test ran where it cannot see what it checks.
 needs_fork = pytest.mark.needs_fork
 
 
@@ -307,8 +289,11 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     A ``needs_fork`` test is skipped where this process forks no job, and says why."""
     if item.config.stash.get(BROWSER_STARTED, False) and item.path.stem not in BROWSER_MODULES:
         pytest.fail(f"{item.nodeid} runs in the process of the browser tests, where forking is off: run the suite as make test does (-n auto --dist loadgroup) or with no xdist", pytrace=False)
-    if item.get_closest_marker("needs_fork") and (why := _why_no_fork()):
-        pytest.skip(why)
+    if item.get_closest_marker("needs_fork"):
+        from glossary_tool.background import why_no_fork
+
+        if why := why_no_fork():
+            pytest.skip(why)
 
 
 @pytest.hookimpl(hookwrapper=True)
